@@ -1,0 +1,98 @@
+// The one place that talks to upstreams: a shared keep-alive undici Agent (one pool per origin, reused
+// by every request), timeouts, abort propagation, and the two stream framings turned into records.
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { Agent, errors as undiciErrors, request } from 'undici';
+import type { UpstreamErrorInfo } from '../ir/types.ts';
+import { EventStreamDecoder } from './bedrock/eventstream.ts';
+import type { HttpRequestSpec, StreamFraming, UpstreamEvent } from './types.ts';
+
+const agent = new Agent({
+  connections: 256,
+  keepAliveTimeout: 30_000,
+  keepAliveMaxTimeout: 600_000,
+  // Upstream answers can take minutes (long generations); per-call deadlines come from the caller.
+  headersTimeout: 600_000,
+  bodyTimeout: 600_000,
+});
+
+export type UpstreamHeaders = Record<string, string | string[] | undefined>;
+
+export interface UpstreamResponse {
+  status: number;
+  headers: UpstreamHeaders;
+  body: AsyncIterable<Buffer> & { text(): Promise<string>; dump(): Promise<void> };
+}
+
+export interface SendOptions {
+  signal?: AbortSignal;
+}
+
+/** Raised when the upstream could not be reached or timed out; carries the normalized error. */
+export class UpstreamTransportError extends Error {
+  constructor(readonly info: UpstreamErrorInfo) {
+    super(info.message);
+  }
+}
+
+export async function sendUpstream(spec: HttpRequestSpec, opts: SendOptions = {}): Promise<UpstreamResponse> {
+  try {
+    const res = await request(spec.url, {
+      method: spec.method,
+      headers: spec.headers,
+      body: spec.body,
+      dispatcher: agent,
+      signal: opts.signal,
+    });
+    return { status: res.statusCode, headers: res.headers, body: res.body };
+  } catch (err) {
+    throw new UpstreamTransportError(transportError(err, opts.signal));
+  }
+}
+
+/** Maps a thrown transport error to the normalized shape: aborted-by-deadline is a 504, the rest 502. */
+export function transportError(err: unknown, signal?: AbortSignal): UpstreamErrorInfo {
+  const reason = signal?.aborted ? signal.reason : undefined;
+  if (isTimeout(reason) || isTimeout(err) || err instanceof undiciErrors.HeadersTimeoutError) {
+    return { status: 504, kind: 'timeout', message: 'upstream timed out', retryable: true };
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return { status: 502, kind: 'network', message: `upstream unreachable: ${message}`, retryable: true };
+}
+
+function isTimeout(e: unknown): boolean {
+  return e instanceof Error && (e.name === 'TimeoutError' || (e as { code?: string }).code === 'UND_ERR_HEADERS_TIMEOUT');
+}
+
+/** Turns an upstream body into stream records, whatever its framing. */
+export function upstreamEvents(body: AsyncIterable<Buffer>, framing: StreamFraming): AsyncGenerator<UpstreamEvent> {
+  return framing === 'sse' ? sseEvents(body) : awsEvents(body);
+}
+
+export async function* sseEvents(body: AsyncIterable<Buffer>): AsyncGenerator<UpstreamEvent> {
+  const pending: UpstreamEvent[] = [];
+  const parser = createParser({
+    onEvent(msg: EventSourceMessage) {
+      pending.push(msg.event ? { event: msg.event, data: msg.data } : { data: msg.data });
+    },
+  });
+  const decoder = new TextDecoder();
+  for await (const chunk of body) {
+    parser.feed(decoder.decode(chunk, { stream: true }));
+    while (pending.length > 0) yield pending.shift() as UpstreamEvent;
+  }
+  parser.feed('\n\n');
+  while (pending.length > 0) yield pending.shift() as UpstreamEvent;
+}
+
+export async function* awsEvents(body: AsyncIterable<Buffer>): AsyncGenerator<UpstreamEvent> {
+  const decoder = new EventStreamDecoder();
+  for await (const chunk of body) {
+    for (const ev of decoder.push(chunk)) yield ev;
+  }
+}
+
+/** Lower-cased single-valued header read. */
+export function headerValue(headers: UpstreamHeaders, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}

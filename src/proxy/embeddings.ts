@@ -1,0 +1,129 @@
+// Embeddings for every vendor that has them: one request shape in (alpha), adapters out, the SPEC's
+// dimension rules enforced here (1: honoured where supported, stripped for fixed-size models;
+// 3: a vector of the wrong length from the upstream -> 502 dimension_mismatch).
+import { InvalidRequestError } from '../families/shared/invalid.ts';
+import type { EmbeddingRequest, EmbeddingResponse, UpstreamErrorInfo } from '../ir/types.ts';
+import { decodeEmbeddingResponses, embeddingRequests } from '../providers/bedrock/index.ts';
+import { lookupModel } from '../providers/catalog/index.ts';
+import { sendUpstream, UpstreamTransportError } from '../providers/http.ts';
+import { chatAdapterFor, embeddingAdapterFor } from '../providers/registry.ts';
+import type { HttpRequestSpec, Target } from '../providers/types.ts';
+
+export interface EmbeddingsBody {
+  model: string;
+  input: string[];
+  dimensions?: number;
+  encodingFormat: 'float' | 'base64';
+  user?: string;
+}
+
+export function decodeEmbeddingsBody(body: unknown): EmbeddingsBody {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new InvalidRequestError('request body must be a JSON object');
+  }
+  const b = body as Record<string, unknown>;
+  if (typeof b.model !== 'string' || b.model === '') throw new InvalidRequestError('model: required string', 'model');
+  let input: string[];
+  if (typeof b.input === 'string') input = [b.input];
+  else if (Array.isArray(b.input) && b.input.length > 0 && b.input.every((x) => typeof x === 'string')) {
+    input = b.input as string[];
+  } else {
+    throw new InvalidRequestError('input: expected a non-empty string or a non-empty array of strings', 'input');
+  }
+  if (input.length > 2048) throw new InvalidRequestError('input: at most 2048 items per request', 'input');
+  let dimensions: number | undefined;
+  if (b.dimensions !== undefined && b.dimensions !== null) {
+    if (typeof b.dimensions !== 'number' || !Number.isInteger(b.dimensions) || b.dimensions < 1 || b.dimensions > 65536) {
+      throw new InvalidRequestError('dimensions: expected a positive integer', 'dimensions');
+    }
+    dimensions = b.dimensions;
+  }
+  const fmt = b.encoding_format ?? 'float';
+  if (fmt !== 'float' && fmt !== 'base64') {
+    throw new InvalidRequestError('encoding_format: expected "float" or "base64"', 'encoding_format');
+  }
+  if (b.user !== undefined && typeof b.user !== 'string') throw new InvalidRequestError('user: expected a string', 'user');
+  return { model: b.model, input, dimensions, encodingFormat: fmt, user: b.user as string | undefined };
+}
+
+export type EmbedOutcome =
+  | { ok: true; response: EmbeddingResponse; dimensionsSent?: number }
+  | { ok: false; error: UpstreamErrorInfo };
+
+/**
+ * Calls the upstream. `dimensions` is forwarded only to models that honour it; `expectDimensions`
+ * (a pinned length from a routing config, or the honoured request) is checked on every vector.
+ */
+export async function embedOnce(
+  req: EmbeddingRequest,
+  target: Target,
+  signal: AbortSignal,
+  expectDimensions?: number,
+): Promise<EmbedOutcome> {
+  const adapter = embeddingAdapterFor(target.vendor);
+  if (!adapter) {
+    return {
+      ok: false,
+      error: { status: 400, kind: 'invalid_request', message: `vendor ${target.vendor} has no embeddings API`, retryable: false },
+    };
+  }
+  const honoured = req.dimensions !== undefined && adapter.supportsDimensions(target.model);
+  const upstreamReq: EmbeddingRequest = { ...req, model: target.model, dimensions: honoured ? req.dimensions : undefined };
+  const errorAdapter = chatAdapterFor(target.vendor, target.model);
+  try {
+    const specs: HttpRequestSpec[] =
+      target.vendor === 'bedrock'
+        ? await embeddingRequests(upstreamReq, target)
+        : [await adapter.embeddingRequest(upstreamReq, target)];
+    const bodies: unknown[] = [];
+    for (const spec of specs) {
+      const res = await sendUpstream(spec, { signal });
+      const text = await res.body.text();
+      if (res.status < 200 || res.status >= 300) {
+        return { ok: false, error: errorAdapter.decodeError(res.status, text, res.headers) };
+      }
+      bodies.push(JSON.parse(text));
+    }
+    const response =
+      target.vendor === 'bedrock'
+        ? decodeEmbeddingResponses(bodies, upstreamReq, target)
+        : adapter.decodeEmbeddingResponse(bodies[0], upstreamReq, target);
+    const expected = expectDimensions ?? (honoured ? req.dimensions : lookupModel(target.vendor, target.model)?.dimensions);
+    if (expected !== undefined) {
+      const bad = response.vectors.find((v) => v.length !== expected);
+      if (bad) {
+        return {
+          ok: false,
+          error: {
+            status: 502,
+            kind: 'server',
+            code: 'dimension_mismatch',
+            message: `upstream returned vectors of length ${bad.length}, expected ${expected}`,
+            retryable: false,
+          },
+        };
+      }
+    }
+    return { ok: true, response, dimensionsSent: upstreamReq.dimensions };
+  } catch (err) {
+    if (err instanceof UpstreamTransportError) return { ok: false, error: err.info };
+    if (err instanceof SyntaxError) {
+      return { ok: false, error: { status: 502, kind: 'server', message: 'upstream sent a malformed body', retryable: true } };
+    }
+    throw err;
+  }
+}
+
+/** Alpha wire shape; base64 is little-endian float32, as the OpenAI API encodes it. */
+export function encodeEmbeddings(res: EmbeddingResponse, model: string, format: 'float' | 'base64'): Record<string, unknown> {
+  return {
+    object: 'list',
+    data: res.vectors.map((v, index) => ({
+      object: 'embedding',
+      index,
+      embedding: format === 'base64' ? Buffer.from(new Float32Array(v).buffer).toString('base64') : v,
+    })),
+    model,
+    usage: { prompt_tokens: res.usage.input, total_tokens: res.usage.input },
+  };
+}

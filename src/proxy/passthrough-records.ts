@@ -1,0 +1,139 @@
+// Same-family stream relays: each upstream record goes out unchanged unless a SPEC rule needs an
+// edit (alpha: tool-call fragments held until the finish chunk, the usage chunk hidden from callers
+// who did not ask for it; beta on Bedrock: event-stream frames re-framed as SSE).
+import type { PassthroughToolAccumulator } from '../families/alpha/codec/stream-encoder.ts';
+import type { UpstreamErrorInfo } from '../ir/types.ts';
+import type { UpstreamEvent } from '../providers/types.ts';
+import type { StreamSummary } from './stream-relay.ts';
+
+export interface PassthroughState {
+  summary: StreamSummary;
+  callerWantsUsage: boolean;
+  tools: PassthroughToolAccumulator;
+  sawTerminal: boolean;
+}
+
+type Rec = Record<string, unknown>;
+
+function isRec(v: unknown): v is Rec {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function num(v: unknown): number {
+  return typeof v === 'number' ? v : 0;
+}
+
+const OPENAI_FINISH: Record<string, StreamSummary['stopReason']> = {
+  stop: 'end_turn',
+  length: 'max_tokens',
+  tool_calls: 'tool_use',
+  function_call: 'tool_use',
+  content_filter: 'content_filter',
+};
+
+export function passthroughAlphaRecord(state: PassthroughState, ev: UpstreamEvent): string[] {
+  if (ev.data === '[DONE]') {
+    state.sawTerminal = true;
+    return ['data: [DONE]\n\n'];
+  }
+  let chunk: unknown;
+  try {
+    chunk = JSON.parse(ev.data);
+  } catch {
+    return [`data: ${ev.data}\n\n`];
+  }
+  if (!isRec(chunk)) return [`data: ${ev.data}\n\n`];
+  const { summary } = state;
+  if (isRec(chunk.error)) {
+    summary.error = upstreamStreamError(chunk.error);
+    return [`data: ${ev.data}\n\n`];
+  }
+  if (isRec(chunk.usage)) {
+    const u = chunk.usage;
+    const cached = isRec(u.prompt_tokens_details) ? num(u.prompt_tokens_details.cached_tokens) : 0;
+    summary.usage = { input: num(u.prompt_tokens) - cached, output: num(u.completion_tokens), cacheRead: cached };
+  }
+  const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
+  if (choices.length === 0) return state.callerWantsUsage ? [`data: ${ev.data}\n\n`] : [];
+  for (const c of choices) {
+    if (!isRec(c)) continue;
+    if (isRec(c.delta) && typeof c.delta.content === 'string') summary.text += c.delta.content;
+    if (typeof c.finish_reason === 'string') summary.stopReason = OPENAI_FINISH[c.finish_reason] ?? 'end_turn';
+  }
+  const out = state.tools.push(chunk);
+  if (!state.callerWantsUsage) for (const o of out) if ('usage' in o) delete o.usage;
+  // Unchanged chunks keep their original bytes; only rewritten ones are serialized again.
+  if (out.length === 1 && out[0] === chunk && state.callerWantsUsage) return [`data: ${ev.data}\n\n`];
+  return out.map((o) => `data: ${JSON.stringify(o)}\n\n`);
+}
+
+export function passthroughBetaRecord(state: PassthroughState, ev: UpstreamEvent): string[] {
+  let name = ev.event;
+  let data = ev.data;
+  if (ev.messageType !== undefined) {
+    // Bedrock InvokeModelWithResponseStream: `chunk` frames carry base64 Anthropic events.
+    if (ev.messageType === 'exception') {
+      const error: UpstreamErrorInfo = {
+        status: 502,
+        kind: ev.event === 'throttlingException' ? 'rate_limit' : 'server',
+        message: `${ev.event ?? 'exception'}: ${safeMessage(ev.data)}`,
+        retryable: true,
+      };
+      state.summary.error = error;
+      const type = error.kind === 'rate_limit' ? 'rate_limit_error' : 'api_error';
+      return [`event: error\ndata: ${JSON.stringify({ type: 'error', error: { type, message: error.message } })}\n\n`];
+    }
+    const frame: unknown = JSON.parse(ev.data);
+    if (!isRec(frame) || typeof frame.bytes !== 'string') return [];
+    data = Buffer.from(frame.bytes, 'base64').toString('utf8');
+    name = undefined;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(data);
+  } catch {
+    return [];
+  }
+  if (!isRec(parsed)) return [];
+  const type = typeof parsed.type === 'string' ? parsed.type : (name ?? 'unknown');
+  observeBeta(state.summary, type, parsed);
+  return [`event: ${name ?? type}\ndata: ${data}\n\n`];
+}
+
+function observeBeta(summary: StreamSummary, type: string, ev: Rec): void {
+  const u = type === 'message_start' && isRec(ev.message) ? ev.message.usage : ev.usage;
+  if (isRec(u)) {
+    if (typeof u.input_tokens === 'number') summary.usage.input = u.input_tokens;
+    if (typeof u.output_tokens === 'number') summary.usage.output = u.output_tokens;
+    if (typeof u.cache_read_input_tokens === 'number') summary.usage.cacheRead = u.cache_read_input_tokens;
+    if (typeof u.cache_creation_input_tokens === 'number') summary.usage.cacheWrite = u.cache_creation_input_tokens;
+  }
+  if (type === 'content_block_delta' && isRec(ev.delta) && typeof ev.delta.text === 'string') summary.text += ev.delta.text;
+  if (type === 'message_delta' && isRec(ev.delta) && typeof ev.delta.stop_reason === 'string') {
+    const r = ev.delta.stop_reason;
+    summary.stopReason =
+      r === 'tool_use' || r === 'max_tokens' || r === 'stop_sequence' || r === 'end_turn' ? r : 'end_turn';
+  }
+  if (type === 'error' && isRec(ev.error)) summary.error = upstreamStreamError(ev.error);
+}
+
+function upstreamStreamError(e: Rec): UpstreamErrorInfo {
+  const message = typeof e.message === 'string' ? e.message : 'upstream stream error';
+  const type = typeof e.type === 'string' ? e.type : '';
+  return {
+    status: 502,
+    kind: type.includes('overloaded') ? 'overloaded' : type.includes('rate') ? 'rate_limit' : 'server',
+    message,
+    retryable: true,
+  };
+}
+
+function safeMessage(data: string): string {
+  try {
+    const v: unknown = JSON.parse(data);
+    if (isRec(v) && typeof v.message === 'string') return v.message;
+  } catch {
+    /* not JSON */
+  }
+  return data.slice(0, 200);
+}
