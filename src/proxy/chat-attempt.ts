@@ -91,7 +91,14 @@ export async function attemptChat(call: ChatCall, target: ChatTarget, signal: Ab
       return { ok: false, error: adapter.decodeError(res.status, text, res.headers) };
     }
     if (call.ir.stream) {
-      const relay = openStreamRelay({ call, adapter, target: t, passthrough, body: res.body, framing: adapter.streamFraming });
+      const relay = openStreamRelay({
+        call,
+        adapter,
+        target: t,
+        passthrough,
+        body: res.body,
+        framing: adapter.streamFraming,
+      });
       return { ok: true, kind: 'stream', relay, ttfbMs };
     }
     const raw: unknown = JSON.parse(await res.body.text());
@@ -104,7 +111,10 @@ export async function attemptChat(call: ChatCall, target: ChatTarget, signal: Ab
   } catch (err) {
     if (err instanceof UpstreamTransportError) return { ok: false, error: err.info };
     if (err instanceof SyntaxError) {
-      return { ok: false, error: { status: 502, kind: 'server', message: 'upstream sent a malformed body', retryable: true } };
+      return {
+        ok: false,
+        error: { status: 502, kind: 'server', message: 'upstream sent a malformed body', retryable: true },
+      };
     }
     throw err;
   }
@@ -134,7 +144,13 @@ function checkSchemaFallback(call: ChatCall, adapter: ChatAdapter, text: string)
   if (adapter.wire !== 'anthropic' && adapter.wire !== 'bedrock-converse') return undefined;
   const check = checkJsonAgainstSchema(text, rf.schema);
   if (check.ok) return undefined;
-  return { status: 502, kind: 'server', code: 'json_schema_validation_failed', message: check.message, retryable: false };
+  return {
+    status: 502,
+    kind: 'server',
+    code: 'json_schema_validation_failed',
+    message: check.message,
+    retryable: false,
+  };
 }
 
 export function answerText(ir: ChatResponse): string {

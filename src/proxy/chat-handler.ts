@@ -135,7 +135,9 @@ async function respond(
           ttfbMs: outcome.ttfbMs,
           usage: outcome.usage,
           costUsd: cost.costUsd,
-          error: cost.known ? null : { warning: `no price known for ${target.vendor}/${target.model}; cost recorded as 0` },
+          error: cost.known
+            ? null
+            : { warning: `no price known for ${target.vendor}/${target.model}; cost recorded as 0` },
         },
         p,
         deps,
@@ -158,7 +160,14 @@ async function respond(
   });
   const summary = await outcome.relay.run(
     {
-      write: (s) => raw.write(s),
+      // Records decoded from one upstream read leave in one socket write instead of one each.
+      write: (s) => {
+        if (raw.writableCorked === 0) {
+          raw.cork();
+          process.nextTick(() => raw.uncork());
+        }
+        return raw.write(s);
+      },
       drain: () => new Promise((resolve) => raw.once('drain', resolve)),
     },
     ctx.signal,
@@ -243,7 +252,8 @@ function baseRow(
 }
 
 function asGatewayError(err: unknown): GatewayError {
-  if (err instanceof InvalidRequestError) return { status: 400, message: err.message, param: err.param, code: err.code };
+  if (err instanceof InvalidRequestError)
+    return { status: 400, message: err.message, param: err.param, code: err.code };
   if (err instanceof GatewayFailure) return err;
   throw err;
 }

@@ -5,7 +5,7 @@ import { InvalidRequestError } from '../families/shared/invalid.ts';
 import { computeCost, formatCostHeader } from '../providers/catalog/cost.ts';
 import type { ChatTarget } from './chat-attempt.ts';
 import type { Principal, ProxyDeps, ProxyLogRow } from './deps.ts';
-import { embedOnce, decodeEmbeddingsBody, encodeEmbeddings } from './embeddings.ts';
+import { decodeEmbeddingsBody, embedOnce, encodeEmbeddings } from './embeddings.ts';
 import { errorBody, fromUpstream, type GatewayError } from './errors.ts';
 import { readSvcHeaders } from './request-headers.ts';
 import { GatewayFailure, resolveDirectTarget } from './resolve-target.ts';
@@ -33,7 +33,8 @@ export async function handleEmbeddings(ctx: EmbeddingsContext, reply: FastifyRep
     tags: hdr.tags,
     traceId: hdr.traceId ?? null,
     conversationId: hdr.conversationId ?? null,
-    modelRequested: typeof (ctx.body as { model?: unknown })?.model === 'string' ? (ctx.body as { model: string }).model : '',
+    modelRequested:
+      typeof (ctx.body as { model?: unknown })?.model === 'string' ? (ctx.body as { model: string }).model : '',
     modelUsed: target?.model ?? null,
     provider: target?.vendorAsSent ?? null,
     credentialId: target?.credentialId ?? null,
@@ -81,13 +82,15 @@ export async function handleEmbeddings(ctx: EmbeddingsContext, reply: FastifyRep
     reply.code(200).send(encodeEmbeddings(outcome.response, target.model, body.encodingFormat));
     deps.log(row(200, { inputTokens: usage.input, costUsd: cost.costUsd }));
   } catch (err) {
-    if (err instanceof InvalidRequestError) fail({ status: 400, message: err.message, param: err.param, code: err.code });
+    if (err instanceof InvalidRequestError)
+      fail({ status: 400, message: err.message, param: err.param, code: err.code });
     else if (err instanceof GatewayFailure) fail(err);
     else throw err;
   }
 }
 
 function fromUpstreamEmbedding(info: import('../ir/types.ts').UpstreamErrorInfo): GatewayError {
-  if (info.code === 'dimension_mismatch') return { status: 502, message: info.message, code: 'dimension_mismatch', type: 'api_error' };
+  if (info.code === 'dimension_mismatch')
+    return { status: 502, message: info.message, code: 'dimension_mismatch', type: 'api_error' };
   return fromUpstream(info);
 }

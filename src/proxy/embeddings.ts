@@ -33,7 +33,12 @@ export function decodeEmbeddingsBody(body: unknown): EmbeddingsBody {
   if (input.length > 2048) throw new InvalidRequestError('input: at most 2048 items per request', 'input');
   let dimensions: number | undefined;
   if (b.dimensions !== undefined && b.dimensions !== null) {
-    if (typeof b.dimensions !== 'number' || !Number.isInteger(b.dimensions) || b.dimensions < 1 || b.dimensions > 65536) {
+    if (
+      typeof b.dimensions !== 'number' ||
+      !Number.isInteger(b.dimensions) ||
+      b.dimensions < 1 ||
+      b.dimensions > 65536
+    ) {
       throw new InvalidRequestError('dimensions: expected a positive integer', 'dimensions');
     }
     dimensions = b.dimensions;
@@ -42,7 +47,8 @@ export function decodeEmbeddingsBody(body: unknown): EmbeddingsBody {
   if (fmt !== 'float' && fmt !== 'base64') {
     throw new InvalidRequestError('encoding_format: expected "float" or "base64"', 'encoding_format');
   }
-  if (b.user !== undefined && typeof b.user !== 'string') throw new InvalidRequestError('user: expected a string', 'user');
+  if (b.user !== undefined && typeof b.user !== 'string')
+    throw new InvalidRequestError('user: expected a string', 'user');
   return { model: b.model, input, dimensions, encodingFormat: fmt, user: b.user as string | undefined };
 }
 
@@ -64,11 +70,20 @@ export async function embedOnce(
   if (!adapter) {
     return {
       ok: false,
-      error: { status: 400, kind: 'invalid_request', message: `vendor ${target.vendor} has no embeddings API`, retryable: false },
+      error: {
+        status: 400,
+        kind: 'invalid_request',
+        message: `vendor ${target.vendor} has no embeddings API`,
+        retryable: false,
+      },
     };
   }
   const honoured = req.dimensions !== undefined && adapter.supportsDimensions(target.model);
-  const upstreamReq: EmbeddingRequest = { ...req, model: target.model, dimensions: honoured ? req.dimensions : undefined };
+  const upstreamReq: EmbeddingRequest = {
+    ...req,
+    model: target.model,
+    dimensions: honoured ? req.dimensions : undefined,
+  };
   const errorAdapter = chatAdapterFor(target.vendor, target.model);
   try {
     const specs: HttpRequestSpec[] =
@@ -88,7 +103,8 @@ export async function embedOnce(
       target.vendor === 'bedrock'
         ? decodeEmbeddingResponses(bodies, upstreamReq, target)
         : adapter.decodeEmbeddingResponse(bodies[0], upstreamReq, target);
-    const expected = expectDimensions ?? (honoured ? req.dimensions : lookupModel(target.vendor, target.model)?.dimensions);
+    const expected =
+      expectDimensions ?? (honoured ? req.dimensions : lookupModel(target.vendor, target.model)?.dimensions);
     if (expected !== undefined) {
       const bad = response.vectors.find((v) => v.length !== expected);
       if (bad) {
@@ -108,14 +124,21 @@ export async function embedOnce(
   } catch (err) {
     if (err instanceof UpstreamTransportError) return { ok: false, error: err.info };
     if (err instanceof SyntaxError) {
-      return { ok: false, error: { status: 502, kind: 'server', message: 'upstream sent a malformed body', retryable: true } };
+      return {
+        ok: false,
+        error: { status: 502, kind: 'server', message: 'upstream sent a malformed body', retryable: true },
+      };
     }
     throw err;
   }
 }
 
 /** Alpha wire shape; base64 is little-endian float32, as the OpenAI API encodes it. */
-export function encodeEmbeddings(res: EmbeddingResponse, model: string, format: 'float' | 'base64'): Record<string, unknown> {
+export function encodeEmbeddings(
+  res: EmbeddingResponse,
+  model: string,
+  format: 'float' | 'base64',
+): Record<string, unknown> {
   return {
     object: 'list',
     data: res.vectors.map((v, index) => ({

@@ -49,7 +49,8 @@ export function errorBody(family: Family, e: GatewayError): Record<string, unkno
 }
 
 export function fromUpstream(info: UpstreamErrorInfo): GatewayError {
-  if (info.kind === 'timeout') return { status: 504, message: info.message, type: 'api_error', code: 'upstream_timeout' };
+  if (info.kind === 'timeout')
+    return { status: 504, message: info.message, type: 'api_error', code: 'upstream_timeout' };
   if (info.status === 429) {
     return {
       status: 429,

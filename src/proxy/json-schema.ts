@@ -30,7 +30,10 @@ export function checkJsonAgainstSchema(text: string, schema: JsonObject): Schema
   if (validate(value)) return { ok: true };
   const first = validate.errors?.[0];
   const where = first?.instancePath || '(root)';
-  return { ok: false, message: `the upstream answer does not match the requested JSON schema: ${where} ${first?.message ?? ''}`.trim() };
+  return {
+    ok: false,
+    message: `the upstream answer does not match the requested JSON schema: ${where} ${first?.message ?? ''}`.trim(),
+  };
 }
 
 /** True when the text parses as JSON (for `json_object` answers and cascade acceptance checks). */

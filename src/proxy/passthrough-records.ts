@@ -108,7 +108,8 @@ function observeBeta(summary: StreamSummary, type: string, ev: Rec): void {
     if (typeof u.cache_read_input_tokens === 'number') summary.usage.cacheRead = u.cache_read_input_tokens;
     if (typeof u.cache_creation_input_tokens === 'number') summary.usage.cacheWrite = u.cache_creation_input_tokens;
   }
-  if (type === 'content_block_delta' && isRec(ev.delta) && typeof ev.delta.text === 'string') summary.text += ev.delta.text;
+  if (type === 'content_block_delta' && isRec(ev.delta) && typeof ev.delta.text === 'string')
+    summary.text += ev.delta.text;
   if (type === 'message_delta' && isRec(ev.delta) && typeof ev.delta.stop_reason === 'string') {
     const r = ev.delta.stop_reason;
     summary.stopReason =

@@ -18,7 +18,8 @@ export class GatewayFailure extends Error implements GatewayError {
 
 export function resolveDirectTarget(model: string, principal: Principal, hdr: SvcHeaders, deps: ProxyDeps): ChatTarget {
   const ref = parseModelRef(model);
-  if (!ref) throw new GatewayFailure(400, `unknown model "${model}"; ${ACCEPTED_MODEL_FORMS}`, 'model_not_found', 'model');
+  if (!ref)
+    throw new GatewayFailure(400, `unknown model "${model}"; ${ACCEPTED_MODEL_FORMS}`, 'model_not_found', 'model');
   if (ref.kind === 'config') {
     throw new GatewayFailure(400, 'routing configs not available', 'routing_configs_unavailable', 'model');
   }

@@ -7,7 +7,7 @@ import type { StopReason, StreamEvent, UpstreamErrorInfo, Usage } from '../ir/ty
 import { transportError, upstreamEvents } from '../providers/http.ts';
 import type { ChatAdapter, StreamFraming, Target, UpstreamEvent } from '../providers/types.ts';
 import type { ChatCall } from './chat-attempt.ts';
-import { passthroughAlphaRecord, passthroughBetaRecord, type PassthroughState } from './passthrough-records.ts';
+import { type PassthroughState, passthroughAlphaRecord, passthroughBetaRecord } from './passthrough-records.ts';
 
 export interface StreamSink {
   write(chunk: string): boolean;

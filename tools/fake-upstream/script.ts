@@ -16,6 +16,8 @@ export interface Script {
   midstreamError: boolean;
   /** Embedding length forced whatever was asked (`dims-<n>`). */
   dims?: number;
+  /** Number of content deltas a stream is cut into (`chunks-<n>`, used by bench/). */
+  chunks?: number;
 }
 
 const cache = new Map<string, Script>();
@@ -27,6 +29,7 @@ export function parseScript(model: string | undefined | null): Script {
   const m = key.toLowerCase();
   const slow = /slow-(\d+)/.exec(m);
   const dims = /dims-(\d+)/.exec(m);
+  const chunks = /chunks-(\d+)/.exec(m);
   const tools = /tools(?:-(\d+))?/.exec(m);
   const s: Script = {
     fail429: m.includes('fail-429'),
@@ -41,6 +44,7 @@ export function parseScript(model: string | undefined | null): Script {
     long: m.includes('long'),
     midstreamError: m.includes('midstream-error'),
     dims: dims ? Number(dims[1]) : undefined,
+    chunks: chunks ? Number(chunks[1]) : undefined,
   };
   if (cache.size < 10_000) cache.set(key, s);
   return s;

@@ -1,0 +1,91 @@
+// Command-line options of `npm run bench -- [options]`. Pure.
+export interface BenchOptions {
+  /** Seconds per measured run (one target, one measure). */
+  durationSec: number;
+  /** Seconds of unrecorded c=32 load before each target's first run of a scenario. */
+  warmupSec: number;
+  soakSec: number;
+  peer: 'portkey' | null;
+  loadgen: 'auto' | 'wrk' | 'autocannon';
+  /** Scenario ids to run (all when empty). */
+  only: string[];
+  /** Profile the gateway under pass-through load instead of running the table. */
+  profile: boolean;
+  help: boolean;
+}
+
+export const USAGE = `usage: npm run bench -- [--quick] [--peer portkey] [--duration <s>] [--warmup <s>] [--soak <s>]
+                        [--loadgen auto|wrk|autocannon] [--only <id,id>] [--profile]
+  --quick     2 s runs, 10 s soak (about a minute and a half in all)
+  --peer      also run scenarios 1-2 through a peer gateway (portkey: installed into bench/peers/portkey)
+  --profile   run pass-through load against a gateway started with node --cpu-prof and print its hottest functions`;
+
+export function parseArgs(argv: string[]): BenchOptions {
+  const o: BenchOptions = {
+    durationSec: 5,
+    warmupSec: 1,
+    soakSec: 60,
+    peer: null,
+    loadgen: 'auto',
+    only: [],
+    profile: false,
+    help: false,
+  };
+  const value = (i: number, flag: string): string => {
+    const v = argv[i + 1];
+    if (v === undefined || v.startsWith('--')) throw new Error(`${flag} needs a value\n${USAGE}`);
+    return v;
+  };
+  const seconds = (v: string, flag: string): number => {
+    const n = Number(v);
+    if (!Number.isFinite(n) || n <= 0) throw new Error(`${flag} must be a positive number of seconds, got "${v}"`);
+    return n;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    switch (a) {
+      case '--quick':
+        o.durationSec = 2;
+        o.warmupSec = 1;
+        o.soakSec = 10;
+        break;
+      case '--duration':
+        o.durationSec = seconds(value(i++, a), a);
+        break;
+      case '--warmup':
+        o.warmupSec = seconds(value(i++, a), a);
+        break;
+      case '--soak':
+        o.soakSec = seconds(value(i++, a), a);
+        break;
+      case '--peer': {
+        const v = value(i++, a);
+        if (v !== 'portkey') throw new Error(`unknown peer "${v}" (supported: portkey)`);
+        o.peer = v;
+        break;
+      }
+      case '--loadgen': {
+        const v = value(i++, a);
+        if (v !== 'auto' && v !== 'wrk' && v !== 'autocannon') throw new Error(`unknown load generator "${v}"`);
+        o.loadgen = v;
+        break;
+      }
+      case '--only':
+        o.only = value(i++, a)
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
+        break;
+      case '--profile':
+        o.profile = true;
+        break;
+      case '--help':
+      case '-h':
+        o.help = true;
+        break;
+      default:
+        throw new Error(`unknown option "${a}"\n${USAGE}`);
+    }
+  }
+  return o;
+}

@@ -1,0 +1,126 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { parseArgs } from './args.ts';
+import { parseStatTicks } from './cpu.ts';
+import { fromAutocannon } from './load/autocannon.ts';
+import { type CpuProfile, hotFunctions } from './profile-summary.ts';
+import { buildRows, isValid, renderTable } from './report.ts';
+import { parseVmRssMb } from './rss.ts';
+import { median, percentile } from './stats.ts';
+import type { Measurement, RunResult } from './types.ts';
+
+const m = (p: Partial<Measurement> & Pick<Measurement, 'target' | 'measure'>): Measurement => ({
+  scenario: 'passthrough',
+  requests: 1000,
+  rps: 0,
+  p50Ms: 1,
+  p99Ms: 2,
+  failures: 0,
+  ...p,
+});
+
+function run(measurements: Measurement[]): RunResult {
+  return {
+    date: '2026-11-21T00:00:00.000Z',
+    machine: { cores: 2, node: 'v20', cpu: 'x', loadgen: 'wrk' },
+    options: { durationSec: 1, warmupSec: 1, soakSec: 60, peer: 'portkey' },
+    peer: { name: 'portkey', version: '1.15.2' },
+    measurements,
+    rss: {
+      gateway: {
+        idleMb: 80,
+        peakC32Mb: 120,
+        soakStartMb: 100,
+        soakEndMb: 105,
+        soakSec: 60,
+        soakRequests: 10,
+        soakFailures: 0,
+      },
+      peerPeakC32Mb: 200,
+    },
+  };
+}
+
+test('added latency and RPS ratios come from the same run', () => {
+  const rows = buildRows(
+    run([
+      m({ target: 'direct', measure: 'c1', p50Ms: 0.4 }),
+      m({ target: 'gateway', measure: 'c1', p50Ms: 0.55 }),
+      m({ target: 'direct', measure: 'c32', rps: 10000 }),
+      m({ target: 'gateway', measure: 'c32', rps: 5000 }),
+      m({ target: 'peer', measure: 'c32', rps: 400 }),
+    ]),
+    [{ id: 'passthrough', measures: ['c1', 'c32'] }],
+  );
+  const lat = rows.find((r) => r.metric === 'latency p50 @c=1, ms');
+  assert.equal(lat?.delta, '+0.150 ms');
+  assert.equal(lat?.status, 'met');
+  const rps = rows.find((r) => r.metric === 'RPS @c=32');
+  assert.equal(rps?.delta, '50% of direct, 12.5x peer');
+  assert.equal(rps?.status, 'met');
+  const soak = rows.find((r) => r.metric.includes('soak'));
+  assert.equal(soak?.status, 'met');
+  assert.equal(rows.find((r) => r.metric === 'peak under c=32, MB')?.peer, '200.0');
+  const table = renderTable(rows, 'portkey');
+  assert.match(table.split('\n')[0], /\| portkey \|/);
+});
+
+test('a target that failed more than 1% of requests makes the row invalid', () => {
+  assert.equal(isValid(m({ target: 'gateway', measure: 'c1', failures: 11 })), false);
+  const rows = buildRows(
+    run([
+      m({ target: 'direct', measure: 'c1', p50Ms: 0.4 }),
+      m({ target: 'gateway', measure: 'c1', p50Ms: 0.1, failures: 500 }),
+    ]),
+    [{ id: 'passthrough', measures: ['c1'] }],
+  );
+  assert.equal(rows[0].status, 'invalid');
+  assert.match(rows[0].gateway, /500 failed/);
+});
+
+test('parseArgs: quick, peer, errors', () => {
+  const q = parseArgs(['--quick', '--peer', 'portkey']);
+  assert.equal(q.durationSec, 2);
+  assert.equal(q.soakSec, 10);
+  assert.equal(q.peer, 'portkey');
+  assert.throws(() => parseArgs(['--peer', 'litellm']), /unknown peer/);
+  assert.throws(() => parseArgs(['--soak']), /needs a value/);
+  assert.deepEqual(parseArgs(['--only', 'a, b']).only, ['a', 'b']);
+});
+
+test('stats, VmRSS and autocannon narrowing', () => {
+  assert.equal(percentile([1, 2, 3, 4], 50), 2);
+  assert.equal(percentile([1, 2, 3, 4], 99), 4);
+  assert.equal(median([3, 1, 2]), 2);
+  assert.equal(parseVmRssMb('Name:\tnode\nVmRSS:\t  102400 kB\n'), 100);
+  assert.equal(parseVmRssMb('Name: x'), undefined);
+  const r = fromAutocannon({
+    requests: { total: 100 },
+    duration: 2,
+    latency: { p50: 1.5, p99: 3 },
+    non2xx: 1,
+    errors: 2,
+  });
+  assert.deepEqual(r, { requests: 100, rps: 50, p50Ms: 1.5, p99Ms: 3, non2xx: 1, errors: 2 });
+  assert.equal(fromAutocannon(null).requests, 0);
+});
+
+test('hotFunctions ranks self time and filters by url', () => {
+  const p: CpuProfile = {
+    nodes: [
+      { id: 1, callFrame: { functionName: '(root)', url: '', lineNumber: -1 } },
+      { id: 2, callFrame: { functionName: 'hot', url: 'file:///repo/src/a.ts', lineNumber: 9 } },
+      { id: 3, callFrame: { functionName: 'lib', url: 'file:///repo/node_modules/x.js', lineNumber: 0 } },
+    ],
+    samples: [2, 2, 3, 1],
+    timeDeltas: [1000, 1000, 500, 500],
+  };
+  const ours = hotFunctions(p, '/repo', (u) => u.includes('/src/'));
+  assert.deepEqual(ours, [{ name: 'hot', where: 'src/a.ts:10', selfMs: 2, share: 2 / 3 }]);
+  assert.equal(hotFunctions(p, '/repo').length, 3);
+});
+
+test('parseStatTicks adds utime and stime even when the name has spaces', () => {
+  const stat = '42 (node main) S 1 42 42 0 -1 4194560 1 0 0 0 150 25 0 0 20 0 11 0 100 1 1';
+  assert.equal(parseStatTicks(stat), 175);
+});

@@ -1,0 +1,199 @@
+// Turns a RunResult into the markdown table of BENCHMARKS.md, with each target of issue 7 judged
+// from differences and ratios measured in the same run. Pure.
+import type { Measure, Target } from './scenarios.ts';
+import type { Measurement, RunResult } from './types.ts';
+
+export interface Row {
+  scenario: string;
+  metric: string;
+  direct: string;
+  gateway: string;
+  delta: string;
+  peer: string;
+  target: string;
+  status: 'met' | 'missed' | 'n/a' | 'invalid';
+}
+
+type Find = (scenario: string, target: Target, measure: Measure) => Measurement | undefined;
+
+const ms = (v: number | undefined) => (v === undefined || Number.isNaN(v) ? '-' : v.toFixed(3));
+const rps = (v: number | undefined) => (v === undefined ? '-' : Math.round(v).toString());
+const mb = (v: number) => (Number.isFinite(v) && v > 0 ? v.toFixed(1) : '-');
+const cpu = (m: Measurement | undefined) => (m?.cpuUsPerReq === undefined ? '-' : m.cpuUsPerReq.toFixed(0));
+const signed = (v: number) => `${v >= 0 ? '+' : ''}${v.toFixed(3)}`;
+
+/** A run whose failures exceed 1% of its requests measured errors, not the gateway. */
+export function isValid(m: Measurement | undefined): boolean {
+  return m !== undefined && m.requests > 0 && m.failures <= m.requests * 0.01;
+}
+
+function mark(m: Measurement | undefined, text: string): string {
+  if (m === undefined) return '-';
+  return m.failures > 0 ? `${text} (${m.failures} failed)` : text;
+}
+
+const TITLES: Record<string, string> = {
+  passthrough: '1. pass-through chat',
+  'passthrough-stream': '2. pass-through stream (20 chunks)',
+  translated: '3. translated alpha->anthropic',
+  'translated-stream': '3. translated alpha->anthropic stream',
+  'beta-to-openai-stream': '4. translated beta->openai stream',
+  embeddings: '5. embeddings pass-through',
+};
+
+/** Added-latency budget at c=1 per scenario (ms), from issue 7. */
+const LATENCY_TARGET: Record<string, number> = { passthrough: 0.2, translated: 0.5, embeddings: 0.2 };
+const TTFB_TARGET_MS = 1;
+const RPS_SHARE_TARGET = 0.4;
+const PEER_RPS_FACTOR = 10;
+const RSS_PEAK_TARGET_MB = 150;
+const RSS_FLAT_SHARE = 0.1;
+
+function latencyRows(id: string, find: Find, measure: 'c1' | 'ttfb'): Row[] {
+  const d = find(id, 'direct', measure);
+  const g = find(id, 'gateway', measure);
+  const p = find(id, 'peer', measure);
+  const valid = isValid(d) && isValid(g);
+  const budget = measure === 'ttfb' ? TTFB_TARGET_MS : LATENCY_TARGET[id];
+  const added = valid && d && g ? g.p50Ms - d.p50Ms : Number.NaN;
+  const label = measure === 'ttfb' ? 'TTFB' : 'latency';
+  const peerCell = (pick: (x: Measurement) => number) =>
+    p && d ? mark(p, `${ms(pick(p))} (${signed(pick(p) - pick(d))})`) : '-';
+  return [
+    {
+      scenario: TITLES[id] ?? id,
+      metric: `${label} p50 @c=1, ms`,
+      direct: mark(d, ms(d?.p50Ms)),
+      gateway: mark(g, ms(g?.p50Ms)),
+      delta: valid ? `${signed(added)} ms` : '-',
+      peer: peerCell((x) => x.p50Ms),
+      target: budget === undefined ? '-' : `added <= ${budget} ms`,
+      status: !valid ? 'invalid' : budget === undefined ? 'n/a' : added <= budget ? 'met' : 'missed',
+    },
+    {
+      scenario: TITLES[id] ?? id,
+      metric: `${label} p99 @c=1, ms`,
+      direct: ms(d?.p99Ms),
+      gateway: ms(g?.p99Ms),
+      delta: valid && d && g ? `${signed(g.p99Ms - d.p99Ms)} ms` : '-',
+      peer: peerCell((x) => x.p99Ms),
+      target: '-',
+      status: valid ? 'n/a' : 'invalid',
+    },
+  ];
+}
+
+function throughputRows(id: string, find: Find): Row[] {
+  const d = find(id, 'direct', 'c32');
+  const g = find(id, 'gateway', 'c32');
+  const p = find(id, 'peer', 'c32');
+  const valid = isValid(d) && isValid(g);
+  const share = valid && d && g ? g.rps / d.rps : Number.NaN;
+  const peerValid = isValid(p);
+  const overPeer = peerValid && g && p ? g.rps / p.rps : Number.NaN;
+  const shareMet = share >= RPS_SHARE_TARGET;
+  const peerMet = !p || (peerValid && overPeer >= PEER_RPS_FACTOR);
+  const target = p ? `>= 40% of direct, >= 10x peer` : '>= 40% of direct';
+  return [
+    {
+      scenario: TITLES[id] ?? id,
+      metric: 'RPS @c=32',
+      direct: mark(d, rps(d?.rps)),
+      gateway: mark(g, rps(g?.rps)),
+      delta: valid
+        ? `${(share * 100).toFixed(0)}% of direct${p && peerValid ? `, ${overPeer.toFixed(1)}x peer` : ''}`
+        : '-',
+      peer: p ? mark(p, `${rps(p.rps)}${d ? ` (${((p.rps / d.rps) * 100).toFixed(0)}%)` : ''}`) : '-',
+      target,
+      status: !valid ? 'invalid' : shareMet && peerMet ? 'met' : 'missed',
+    },
+    {
+      scenario: TITLES[id] ?? id,
+      metric: 'CPU per request @c=32, us',
+      direct: '-',
+      gateway: cpu(g),
+      delta:
+        g?.cpuUsPerReq !== undefined && p?.cpuUsPerReq !== undefined
+          ? `${(p.cpuUsPerReq / g.cpuUsPerReq).toFixed(1)}x less than peer`
+          : '-',
+      peer: p ? cpu(p) : '-',
+      target: '-',
+      status: 'n/a',
+    },
+    {
+      scenario: TITLES[id] ?? id,
+      metric: 'p50 / p99 @c=32, ms',
+      direct: d ? `${ms(d.p50Ms)} / ${ms(d.p99Ms)}` : '-',
+      gateway: g ? `${ms(g.p50Ms)} / ${ms(g.p99Ms)}` : '-',
+      delta: valid && d && g ? `${signed(g.p50Ms - d.p50Ms)} / ${signed(g.p99Ms - d.p99Ms)}` : '-',
+      peer: p ? `${ms(p.p50Ms)} / ${ms(p.p99Ms)}` : '-',
+      target: '-',
+      status: valid ? 'n/a' : 'invalid',
+    },
+  ];
+}
+
+function rssRows(r: RunResult): Row[] {
+  const g = r.rss.gateway;
+  const change = g.soakStartMb > 0 ? (g.soakEndMb - g.soakStartMb) / g.soakStartMb : Number.NaN;
+  const scenario = '6. gateway RSS';
+  return [
+    {
+      scenario,
+      metric: 'idle, MB',
+      direct: '-',
+      gateway: mb(g.idleMb),
+      delta: '-',
+      peer: '-',
+      target: '-',
+      status: 'n/a',
+    },
+    {
+      scenario,
+      metric: 'peak under c=32, MB',
+      direct: '-',
+      gateway: mb(g.peakC32Mb),
+      delta: '-',
+      peer: r.rss.peerPeakC32Mb === null ? '-' : mb(r.rss.peerPeakC32Mb),
+      target: `<= ${RSS_PEAK_TARGET_MB} MB`,
+      status: g.peakC32Mb > 0 ? (g.peakC32Mb <= RSS_PEAK_TARGET_MB ? 'met' : 'missed') : 'invalid',
+    },
+    {
+      scenario,
+      metric: `${g.soakSec} s streaming soak @c=32: start -> end, MB`,
+      direct: '-',
+      gateway: `${mb(g.soakStartMb)} -> ${mb(g.soakEndMb)}${g.soakFailures > 0 ? ` (${g.soakFailures} failed)` : ''}`,
+      delta: Number.isNaN(change)
+        ? '-'
+        : `${change >= 0 ? '+' : ''}${(change * 100).toFixed(1)}% (${g.soakRequests} streams)`,
+      peer: '-',
+      target: 'flat, +-10%',
+      status: Number.isNaN(change) ? 'invalid' : Math.abs(change) <= RSS_FLAT_SHARE ? 'met' : 'missed',
+    },
+  ];
+}
+
+export function buildRows(r: RunResult, order: Array<{ id: string; measures: Measure[] }>): Row[] {
+  const find: Find = (scenario, target, measure) =>
+    r.measurements.find((m) => m.scenario === scenario && m.target === target && m.measure === measure);
+  const rows: Row[] = [];
+  for (const s of order) {
+    for (const m of s.measures) {
+      if (m === 'c32') rows.push(...throughputRows(s.id, find));
+      else rows.push(...latencyRows(s.id, find, m));
+    }
+  }
+  rows.push(...rssRows(r));
+  return rows;
+}
+
+export function renderTable(rows: Row[], peerName: string | null): string {
+  const head = ['scenario', 'metric', 'direct', 'switchyard', 'added / ratio', peerName ?? 'peer', 'target', 'status'];
+  const esc = (s: string) => s.replaceAll('|', '\\|');
+  const lines = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
+  for (const r of rows)
+    lines.push(
+      `| ${[r.scenario, r.metric, r.direct, r.gateway, r.delta, r.peer, r.target, r.status].map(esc).join(' | ')} |`,
+    );
+  return lines.join('\n');
+}

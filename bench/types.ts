@@ -1,0 +1,37 @@
+// Records a bench run produces; the JSON file in bench/results/ is exactly a RunResult.
+import type { Measure, Target } from './scenarios.ts';
+
+export interface Measurement {
+  scenario: string;
+  target: Target;
+  measure: Measure;
+  requests: number;
+  /** Requests per second (c32 only; 0 otherwise). */
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Responses >= 400 plus socket errors. */
+  failures: number;
+  /** CPU time the gateway or peer process spent per request during the run (not for direct). */
+  cpuUsPerReq?: number;
+}
+
+export interface RssFigures {
+  idleMb: number;
+  /** Highest sample while a c=32 run went through this process. */
+  peakC32Mb: number;
+  soakStartMb: number;
+  soakEndMb: number;
+  soakSec: number;
+  soakRequests: number;
+  soakFailures: number;
+}
+
+export interface RunResult {
+  date: string;
+  machine: { cores: number; node: string; cpu: string; loadgen: string };
+  options: { durationSec: number; warmupSec: number; soakSec: number; peer: string | null };
+  peer: { name: string; version: string } | null;
+  measurements: Measurement[];
+  rss: { gateway: RssFigures; peerPeakC32Mb: number | null };
+}

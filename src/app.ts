@@ -1,0 +1,76 @@
+// Builds the gateway: services (stores, caches, log writer), the fastify instance with request ids,
+// JSON parsing, validation, auth and error shapes, then the management API, OpenAPI, MCP and the
+// proxy families.
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import type { DestinationStream } from 'pino';
+import './server/augment.ts';
+import { registerAuth } from './auth/hook.ts';
+import { type Config, loadConfig } from './config.ts';
+import { familyRoutes } from './families/index.ts';
+import { registerMcpRoutes } from './manage/mcp.ts';
+import { openApiYaml } from './manage/openapi.ts';
+import { OPERATIONS } from './manage/operations.ts';
+import { PROXY_PATHS } from './manage/proxy-paths.ts';
+import { registerOperationRoutes } from './manage/rest.ts';
+import { registerErrorHandlers } from './server/error-handler.ts';
+import { registerJsonParser } from './server/json-body.ts';
+import { registerValidators } from './server/validation.ts';
+import { createServices, type KeyVerifier } from './services.ts';
+import { newId } from './util/ids.ts';
+
+export interface BuildOptions {
+  /** Overrides on top of the SWITCHYARD_* environment (tests: temp dataDir, port 0, silent logs). */
+  config?: Partial<Config>;
+  /** Environment to read; defaults to process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** Replaces the real vendor key check used before a rotation (tests). */
+  keyVerifier?: KeyVerifier;
+  /** Where logs go (tests capture them to prove secrets never appear). */
+  logDestination?: DestinationStream;
+}
+
+/** Bodies of proxy calls can carry base64 images; the management API's own limits are in its schemas. */
+const BODY_LIMIT = 32 * 1024 * 1024;
+
+export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance> {
+  const config = loadConfig(opts.env ?? process.env, opts.config);
+  const svc = await createServices(config, { keyVerifier: opts.keyVerifier, logDestination: opts.logDestination });
+  const app = Fastify({
+    loggerInstance: svc.logger as FastifyBaseLogger,
+    genReqId: () => newId('req'),
+    bodyLimit: BODY_LIMIT,
+    // Per-request access lines only at debug/trace: at info they would dominate a busy gateway's output.
+    logController: new LogController({
+      disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace',
+    }),
+    return503OnClosing: true,
+  });
+  app.decorate('svc', svc);
+  app.decorateRequest('principal', null as unknown as never);
+  app.decorateRequest('rawBody', undefined);
+  app.decorateRequest('svcId', '');
+
+  // Set on the raw response so the header also survives hijacked replies (MCP, streams).
+  app.addHook('onRequest', (request, reply, done) => {
+    request.svcId = request.id;
+    reply.raw.setHeader('X-Svc-Request-Id', request.id);
+    done();
+  });
+  registerJsonParser(app);
+  registerValidators(app);
+  registerErrorHandlers(app);
+  registerAuth(app, svc.principals);
+
+  app.get('/healthz', async () => ({ status: 'ok', storage: svc.dialect }));
+  const yaml = openApiYaml(OPERATIONS, PROXY_PATHS);
+  app.get('/openapi.yaml', async (_request, reply) => reply.type('application/yaml; charset=utf-8').send(yaml));
+  registerOperationRoutes(app, OPERATIONS);
+  registerMcpRoutes(app, OPERATIONS);
+  await app.register(familyRoutes);
+
+  // Runs after the server stopped accepting and in-flight requests drained.
+  app.addHook('onClose', async () => {
+    await svc.close();
+  });
+  return app;
+}

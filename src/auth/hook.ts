@@ -1,0 +1,58 @@
+// The API-key gate in front of every proxy and management route. The common case (a key already
+// in memory) completes synchronously, with no promise and no database call.
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import { sendError } from '../server/errors.ts';
+import type { Principal, PrincipalCache } from './principal-cache.ts';
+
+const PROTECTED = ['/alpha/', '/beta/', '/manage/'];
+
+export function requiresAuth(path: string): boolean {
+  if (path === '/mcp' || path.startsWith('/mcp/') || path.startsWith('/mcp?')) return true;
+  return PROTECTED.some((p) => path.startsWith(p) || path === p.slice(0, -1));
+}
+
+/** `Authorization: Bearer <key>` or `x-api-key: <key>`; both SDK families work unchanged. */
+export function extractApiKey(headers: FastifyRequest['headers']): string | undefined {
+  const auth = headers.authorization;
+  if (typeof auth === 'string') {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
+    if (m?.[1]) return m[1];
+  }
+  const x = headers['x-api-key'];
+  if (typeof x === 'string' && x.trim() !== '') return x.trim();
+  return undefined;
+}
+
+function reject(reply: FastifyReply, message: string): void {
+  sendError(reply, 401, { message, type: 'authentication_error', code: 'invalid_api_key' });
+}
+
+export function registerAuth(app: FastifyInstance, principals: PrincipalCache): void {
+  app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    // Both the matched route and the raw path are checked: unknown paths under a protected prefix
+    // answer 401 before 404, so routes cannot be probed without a key.
+    const routePath = request.routeOptions.url;
+    const rawPath = request.url;
+    if (!(routePath !== undefined && requiresAuth(routePath)) && !requiresAuth(rawPath)) {
+      done();
+      return;
+    }
+    const key = extractApiKey(request.headers);
+    if (key === undefined) {
+      reject(reply, 'Missing API key: send "Authorization: Bearer <key>" or "x-api-key: <key>"');
+      return;
+    }
+    const accept = (p: Principal | undefined): void => {
+      if (!p) {
+        reject(reply, 'Invalid API key');
+        return;
+      }
+      request.principal = p;
+      done();
+    };
+    const found = principals.authenticate(key);
+    if (found instanceof Promise) {
+      found.then(accept, (err: unknown) => done(err instanceof Error ? err : new Error(String(err))));
+    } else accept(found);
+  });
+}

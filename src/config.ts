@@ -1,0 +1,73 @@
+// One typed configuration object, read from SWITCHYARD_* variables. Everything has an embedded
+// default so that `npm start` works with no configuration at all.
+import { isAbsolute, resolve } from 'node:path';
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Absolute path; holds switchyard.db and master.key in embedded mode. */
+  dataDir: string;
+  /** `postgres://...` switches storage to PostgreSQL; unset means SQLite in dataDir. */
+  databaseUrl: string | null;
+  /** Only used by tests: a PostgreSQL schema to create and put first on the search_path. */
+  pgSchema: string | null;
+  redisUrl: string | null;
+  /** When set, this plaintext key is guaranteed to exist as an org-wide admin key. */
+  adminKey: string | null;
+  /** 32 bytes as base64 or hex; generated into dataDir when unset. */
+  masterKey: string | null;
+  logLevel: LogLevel;
+  /** How often in-memory caches poll the store for changes made by other processes. */
+  refreshIntervalMs: number;
+}
+
+const LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function nonEmpty(v: string | undefined): string | null {
+  return v !== undefined && v.trim() !== '' ? v.trim() : null;
+}
+
+function parsePort(raw: string | null): number {
+  if (raw === null) return 8080;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) {
+    throw new Error(`SWITCHYARD_PORT must be an integer between 0 and 65535, got "${raw}"`);
+  }
+  return n;
+}
+
+function parseLevel(raw: string | null): LogLevel {
+  if (raw === null) return 'info';
+  const lower = raw.toLowerCase() as LogLevel;
+  if (!LEVELS.includes(lower)) throw new Error(`SWITCHYARD_LOG_LEVEL must be one of ${LEVELS.join(', ')}`);
+  return lower;
+}
+
+function parseDatabaseUrl(raw: string | null): string | null {
+  if (raw === null) return null;
+  if (!/^postgres(ql)?:\/\//.test(raw)) {
+    throw new Error('SWITCHYARD_DATABASE_URL must start with postgres:// (leave it unset for embedded SQLite)');
+  }
+  return raw;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const dataDir = overrides.dataDir ?? nonEmpty(env.SWITCHYARD_DATA_DIR) ?? './data';
+  return {
+    port: overrides.port ?? parsePort(nonEmpty(env.SWITCHYARD_PORT)),
+    host: overrides.host ?? nonEmpty(env.SWITCHYARD_HOST) ?? '127.0.0.1',
+    dataDir: isAbsolute(dataDir) ? dataDir : resolve(process.cwd(), dataDir),
+    databaseUrl:
+      overrides.databaseUrl !== undefined
+        ? overrides.databaseUrl
+        : parseDatabaseUrl(nonEmpty(env.SWITCHYARD_DATABASE_URL)),
+    pgSchema: overrides.pgSchema ?? null,
+    redisUrl: overrides.redisUrl !== undefined ? overrides.redisUrl : nonEmpty(env.SWITCHYARD_REDIS_URL),
+    adminKey: overrides.adminKey !== undefined ? overrides.adminKey : nonEmpty(env.SWITCHYARD_ADMIN_KEY),
+    masterKey: overrides.masterKey !== undefined ? overrides.masterKey : nonEmpty(env.SWITCHYARD_MASTER_KEY),
+    logLevel: overrides.logLevel ?? parseLevel(nonEmpty(env.SWITCHYARD_LOG_LEVEL)),
+    refreshIntervalMs: overrides.refreshIntervalMs ?? 500,
+  };
+}

@@ -1,0 +1,184 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { StreamEvent } from '../../../ir/types.ts';
+import { AlphaStreamEncoder, PassthroughToolAccumulator } from './stream-encoder.ts';
+
+const head = { id: 'chatcmpl-9', object: 'chat.completion.chunk', created: 1, model: 'm' };
+
+function run(events: StreamEvent[], includeUsage = false): string[] {
+  const enc = new AlphaStreamEncoder({ id: 'chatcmpl-9', model: 'm', created: 1, includeUsage });
+  return [...events.flatMap((e) => enc.push(e)), ...enc.end()];
+}
+
+function chunk(delta: object, finish: string | null, usage?: null): string {
+  const c = { ...head, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] };
+  return `data: ${JSON.stringify(usage === null ? { ...c, usage: null } : c)}\n\n`;
+}
+
+describe('AlphaStreamEncoder', () => {
+  it('encodes a text stream', () => {
+    assert.deepEqual(
+      run([
+        { type: 'start', id: 'u', model: 'up', usage: { input: 3 } },
+        { type: 'block_start', index: 0, block: { type: 'text' } },
+        { type: 'text_delta', index: 0, text: 'Hel' },
+        { type: 'text_delta', index: 0, text: '' },
+        { type: 'text_delta', index: 0, text: 'lo' },
+        { type: 'block_stop', index: 0 },
+        { type: 'stop', stopReason: 'end_turn' },
+      ]),
+      [
+        chunk({ role: 'assistant', content: '' }, null),
+        chunk({ content: 'Hel' }, null),
+        chunk({ content: 'lo' }, null),
+        chunk({}, 'stop'),
+        'data: [DONE]\n\n',
+      ],
+    );
+  });
+
+  it('drops thinking and appends the usage chunk when asked', () => {
+    assert.deepEqual(
+      run(
+        [
+          { type: 'start', id: 'u', model: 'up', usage: { input: 3, cacheRead: 4 } },
+          { type: 'block_start', index: 0, block: { type: 'thinking' } },
+          { type: 'thinking_delta', index: 0, text: 'hmm' },
+          { type: 'signature_delta', index: 0, signature: 'sig' },
+          { type: 'block_stop', index: 0 },
+          { type: 'block_start', index: 1, block: { type: 'text' } },
+          { type: 'text_delta', index: 1, text: 'Yes' },
+          { type: 'block_stop', index: 1 },
+          { type: 'stop', stopReason: 'max_tokens' },
+          { type: 'usage', usage: { output: 7 } },
+        ],
+        true,
+      ),
+      [
+        chunk({ role: 'assistant', content: '' }, null, null),
+        chunk({ content: 'Yes' }, null, null),
+        chunk({}, 'length', null),
+        `data: ${JSON.stringify({ ...head, choices: [], usage: { prompt_tokens: 7, completion_tokens: 7, total_tokens: 14, prompt_tokens_details: { cached_tokens: 4 } } })}\n\n`,
+        'data: [DONE]\n\n',
+      ],
+    );
+  });
+
+  it('surfaces parallel tool calls complete on the finish chunk', () => {
+    assert.deepEqual(
+      run([
+        { type: 'start', id: 'u', model: 'up' },
+        { type: 'block_start', index: 0, block: { type: 'text' } },
+        { type: 'text_delta', index: 0, text: 'Checking' },
+        { type: 'block_stop', index: 0 },
+        { type: 'block_start', index: 1, block: { type: 'tool_use', id: 'toolu_a', name: 'weather' } },
+        { type: 'tool_args_delta', index: 1, partialJson: '{"city":' },
+        { type: 'tool_args_delta', index: 1, partialJson: '"Paris"}' },
+        { type: 'block_stop', index: 1 },
+        { type: 'block_start', index: 2, block: { type: 'tool_use', id: 'toolu_b', name: 'time' } },
+        { type: 'block_stop', index: 2 },
+        { type: 'stop', stopReason: 'tool_use' },
+      ]),
+      [
+        chunk({ role: 'assistant', content: '' }, null),
+        chunk({ content: 'Checking' }, null),
+        chunk(
+          {
+            tool_calls: [
+              {
+                index: 0,
+                id: 'toolu_a',
+                type: 'function',
+                function: { name: 'weather', arguments: '{"city":"Paris"}' },
+              },
+              { index: 1, id: 'toolu_b', type: 'function', function: { name: 'time', arguments: '{}' } },
+            ],
+          },
+          'tool_calls',
+        ),
+        'data: [DONE]\n\n',
+      ],
+    );
+  });
+
+  it('ends with an error record and no [DONE] on a mid-stream error', () => {
+    const enc = new AlphaStreamEncoder({ id: 'chatcmpl-9', model: 'm', created: 1, includeUsage: true });
+    const out = [
+      ...enc.push({ type: 'text_delta', index: 0, text: 'par' }),
+      ...enc.push({
+        type: 'error',
+        error: { status: 529, kind: 'overloaded', message: 'Overloaded', code: 'overloaded', retryable: true },
+      }),
+      ...enc.push({ type: 'text_delta', index: 0, text: 'ignored' }),
+      ...enc.end(),
+    ];
+    assert.deepEqual(out, [
+      chunk({ role: 'assistant', content: '' }, null, null),
+      chunk({ content: 'par' }, null, null),
+      'data: {"error":{"message":"Overloaded","type":"api_error","param":null,"code":"overloaded"}}\n\n',
+    ]);
+  });
+
+  it('still ends well-formed when no stop arrived', () => {
+    assert.deepEqual(run([]), [chunk({ role: 'assistant', content: '' }, null), chunk({}, 'stop'), 'data: [DONE]\n\n']);
+  });
+});
+
+describe('PassthroughToolAccumulator', () => {
+  const c = (delta: object, finish: string | null = null) => ({
+    ...head,
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+  });
+
+  it('holds fragments and releases complete calls on the finish chunk', () => {
+    const acc = new PassthroughToolAccumulator();
+    const text = c({ content: 'hi' });
+    assert.deepEqual(acc.push(text), [text]);
+    assert.equal(acc.push(text)[0], text, 'untouched chunks are the same object');
+    assert.deepEqual(
+      acc.push(
+        c({
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'f', arguments: '' } }],
+        }),
+      ),
+      [c({ role: 'assistant', content: null })],
+    );
+    assert.deepEqual(acc.push(c({ tool_calls: [{ index: 0, function: { arguments: '{"a":' } }] })), []);
+    assert.deepEqual(
+      acc.push(
+        c({ tool_calls: [{ index: 1, id: 'call_b', type: 'function', function: { name: 'g', arguments: '{}' } }] }),
+      ),
+      [],
+    );
+    assert.deepEqual(acc.push(c({ tool_calls: [{ index: 0, function: { arguments: '1}' } }] })), []);
+    assert.deepEqual(acc.push(c({}, 'tool_calls')), [
+      c(
+        {
+          tool_calls: [
+            { index: 0, id: 'call_a', type: 'function', function: { name: 'f', arguments: '{"a":1}' } },
+            { index: 1, id: 'call_b', type: 'function', function: { name: 'g', arguments: '{}' } },
+          ],
+        },
+        'tool_calls',
+      ),
+    ]);
+    const usage = { ...head, choices: [], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } };
+    assert.deepEqual(acc.push(usage), [usage]);
+    assert.deepEqual(acc.end(), []);
+  });
+
+  it('flushes held calls when the upstream never finished', () => {
+    const acc = new PassthroughToolAccumulator();
+    acc.push(
+      c({ tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'f', arguments: '{}' } }] }),
+    );
+    assert.deepEqual(acc.end(), [
+      c(
+        { tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+        'tool_calls',
+      ),
+    ]);
+  });
+});

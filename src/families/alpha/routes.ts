@@ -1,0 +1,45 @@
+// Family alpha proxy routes (chat completions, embeddings, models). Thin: the shared proxy core does
+// the work; this file only binds paths and the family's error shape.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { handleChat } from '../../proxy/chat-handler.ts';
+import type { Principal, ProxyDeps } from '../../proxy/deps.ts';
+import { handleEmbeddings } from '../../proxy/embeddings-handler.ts';
+
+export interface ProxyRequestInfo {
+  principal: Principal;
+  requestId: string;
+}
+
+export type RequestInfo = (req: FastifyRequest) => ProxyRequestInfo;
+
+/** Aborts when the caller disconnects before the response is complete. */
+export function callerSignal(req: FastifyRequest, reply: FastifyReply): AbortSignal {
+  const ac = new AbortController();
+  reply.raw.on('close', () => {
+    if (!reply.raw.writableFinished) ac.abort(new Error('client disconnected'));
+  });
+  void req;
+  return ac.signal;
+}
+
+export async function alphaRoutes(app: FastifyInstance, deps: ProxyDeps, info: RequestInfo): Promise<void> {
+  app.post('/alpha/v1/chat/completions', async (req, reply) => {
+    const { principal, requestId } = info(req);
+    await handleChat(
+      { family: 'alpha', principal, requestId, body: req.body, headers: req.headers, signal: callerSignal(req, reply) },
+      reply,
+      deps,
+    );
+    return reply;
+  });
+  app.post('/alpha/v1/embeddings', async (req, reply) => {
+    const { principal, requestId } = info(req);
+    await handleEmbeddings(
+      { principal, requestId, body: req.body, headers: req.headers, signal: callerSignal(req, reply) },
+      reply,
+      deps,
+    );
+    return reply;
+  });
+  app.get('/alpha/v1/models', async () => ({ object: 'list', data: [] }));
+}

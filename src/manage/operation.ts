@@ -1,0 +1,87 @@
+// The shape of one management operation, declared once and turned into a REST route, an OpenAPI
+// operation and an MCP tool (DESIGN.md principle 4).
+import type { Static, TObject, TSchema } from '@sinclair/typebox';
+import type { Principal } from '../auth/principal-cache.ts';
+import type { Services } from '../services.ts';
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+export interface OperationInput {
+  params?: TObject;
+  query?: TObject;
+  body?: TObject;
+}
+
+type StaticOr<T, Fallback> = T extends TSchema ? Static<T> : Fallback;
+
+export interface OperationContext<I extends OperationInput> {
+  svc: Services;
+  principal: Principal;
+  requestId: string;
+  params: StaticOr<I['params'], Record<string, never>>;
+  query: StaticOr<I['query'], Record<string, never>>;
+  body: StaticOr<I['body'], Record<string, never>>;
+}
+
+export interface OperationSpec<I extends OperationInput, O extends TSchema> {
+  /** Tool name from SPEC (also the OpenAPI operationId). */
+  name: string;
+  method: HttpMethod;
+  /** OpenAPI-style template, e.g. `/manage/v1/projects/{project_id}`. */
+  path: string;
+  /** OpenAPI tag / resource group. */
+  tag: string;
+  summary: string;
+  description?: string;
+  /** HTTP status of a success (default 200). */
+  status?: number;
+  /** Error statuses specific to this operation, beyond the common 400/401/403/404. */
+  errors?: number[];
+  input: I;
+  output: O;
+  handler(ctx: OperationContext<I>): Promise<Static<O>>;
+}
+
+/** The type-erased form the generators iterate over. */
+export interface Operation {
+  name: string;
+  method: HttpMethod;
+  path: string;
+  tag: string;
+  summary: string;
+  description?: string;
+  status: number;
+  errors: number[];
+  input: OperationInput;
+  output: TSchema;
+  handler(ctx: ErasedContext): Promise<unknown>;
+}
+
+export interface ErasedContext {
+  svc: Services;
+  principal: Principal;
+  requestId: string;
+  params: unknown;
+  query: unknown;
+  body: unknown;
+}
+
+/**
+ * Declares an operation. Inputs are validated against `input` before the handler runs (by fastify
+ * for REST, by the MCP layer for tools), which is what makes the narrowing cast below sound.
+ */
+export function defineOperation<I extends OperationInput, O extends TSchema>(spec: OperationSpec<I, O>): Operation {
+  return {
+    name: spec.name,
+    method: spec.method,
+    path: spec.path,
+    tag: spec.tag,
+    summary: spec.summary,
+    description: spec.description,
+    status: spec.status ?? 200,
+    errors: spec.errors ?? [],
+    input: spec.input,
+    output: spec.output,
+    handler: (ctx: ErasedContext) => spec.handler(ctx as OperationContext<I>),
+  };
+}

@@ -1,0 +1,17 @@
+// The single list of management operations (DESIGN.md principle 4). REST routes, /openapi.yaml and
+// the MCP tools are all generated from it. Adding a resource: one file + one line here.
+
+import { decisionOperations } from './analytics-decisions.ts';
+import { apiKeyOperations } from './api-keys.ts';
+import type { Operation } from './operation.ts';
+import { projectOperations } from './projects.ts';
+import { providerOperations } from './providers.ts';
+import { routingConfigOperations } from './routing-configs.ts';
+
+export const OPERATIONS: readonly Operation[] = [
+  ...projectOperations,
+  ...providerOperations,
+  ...apiKeyOperations,
+  ...routingConfigOperations,
+  ...decisionOperations,
+];

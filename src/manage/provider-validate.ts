@@ -1,0 +1,67 @@
+// Checks on provider credential input that a JSON schema cannot express.
+import type { VendorId } from '../providers/types.ts';
+import { HttpError } from '../server/errors.ts';
+
+export function validateBaseUrl(vendor: VendorId, baseUrl: string | null | undefined): string | null {
+  if (baseUrl === undefined || baseUrl === null || baseUrl === '') {
+    if (vendor === 'azure-openai') {
+      throw new HttpError(400, "base_url is required for azure-openai (e.g. 'https://<resource>.openai.azure.com')", {
+        param: 'base_url',
+        code: 'missing_base_url',
+      });
+    }
+    return null;
+  }
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new HttpError(400, `base_url is not a valid URL: '${baseUrl}'`, {
+      param: 'base_url',
+      code: 'invalid_base_url',
+    });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new HttpError(400, 'base_url must be an http:// or https:// URL', {
+      param: 'base_url',
+      code: 'invalid_base_url',
+    });
+  }
+  if (url.username || url.password) {
+    throw new HttpError(400, 'base_url must not contain credentials', { param: 'base_url', code: 'invalid_base_url' });
+  }
+  // Stored without a trailing slash so adapters can append their paths uniformly.
+  return baseUrl.replace(/\/+$/, '');
+}
+
+const AKID = /^[A-Z0-9]{16,128}$/;
+const REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
+
+/** Bedrock keys carry IAM credentials: `<ACCESS_KEY_ID>::<SECRET>::<REGION>[::<SESSION_TOKEN>]`. */
+export function validateApiKey(vendor: VendorId, apiKey: string): void {
+  if (apiKey.trim() !== apiKey || apiKey === '') {
+    throw new HttpError(400, 'api_key must be non-empty and have no surrounding whitespace', {
+      param: 'api_key',
+      code: 'invalid_api_key_format',
+    });
+  }
+  if (vendor !== 'bedrock') return;
+  const parts = apiKey.split('::');
+  const [akid, secret, region] = parts;
+  const ok =
+    (parts.length === 3 || parts.length === 4) &&
+    akid !== undefined &&
+    AKID.test(akid) &&
+    secret !== undefined &&
+    secret.length > 0 &&
+    region !== undefined &&
+    REGION.test(region) &&
+    (parts.length === 3 || (parts[3] ?? '') !== '');
+  if (!ok) {
+    throw new HttpError(
+      400,
+      'api_key for bedrock must look like <ACCESS_KEY_ID>::<SECRET_ACCESS_KEY>::<REGION> with an optional ::<SESSION_TOKEN> suffix (e.g. AKIA...::wJal...::us-east-1)',
+      { param: 'api_key', code: 'invalid_api_key_format' },
+    );
+  }
+}

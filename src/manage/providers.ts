@@ -1,0 +1,270 @@
+// Provider credentials (SPEC "Management API: providers"). `api_key` is write-only: it is encrypted
+// before it reaches the store and no response or log line ever contains it.
+import { Type } from '@sinclair/typebox';
+import { credentialAad } from '../crypto/credential-cache.ts';
+import { HttpError } from '../server/errors.ts';
+import type { Services } from '../services.ts';
+import type { ProviderRecord } from '../store/providers.ts';
+import { newId } from '../util/ids.ts';
+import { isoMinus, nowIso } from '../util/time.ts';
+import { notFound, requireOrgKey } from './access.ts';
+import { defineOperation, type Operation } from './operation.ts';
+import { healthSummary, WINDOWS, windowStats } from './provider-health.ts';
+import { validateApiKey, validateBaseUrl } from './provider-validate.ts';
+import { Nullable, Timestamp } from './schemas.ts';
+import { ACCEPTED_VENDOR_NAMES, canonicalVendorName } from './vendors.ts';
+
+const TAG = 'providers';
+
+const VendorName = Type.Unsafe<string>({
+  type: 'string',
+  enum: [...ACCEPTED_VENDOR_NAMES],
+  description: 'Vendor id, or its alias vendor_1..vendor_7 (echoed back as sent)',
+});
+const ApiKeyInput = Type.String({ minLength: 1, maxLength: 8192, description: 'Write-only; stored encrypted' });
+const BaseUrl = Type.String({ maxLength: 2048, description: 'http(s) URL; required for azure-openai' });
+const ProviderIdParams = Type.Object({ provider_id: Type.String({ minLength: 1, maxLength: 100 }) });
+
+const Health = Type.Object({
+  state: Type.String({ description: 'healthy, degraded or unhealthy' }),
+  p50_latency_ms: Nullable(Type.Integer()),
+  last_check_at: Timestamp,
+});
+
+const Provider = Type.Object({
+  id: Type.String(),
+  object: Type.Literal('provider'),
+  vendor: Type.String(),
+  name: Type.String(),
+  base_url: Nullable(Type.String()),
+  status: Type.String(),
+  health: Health,
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+const HealthWindow = Type.Object({
+  window: Type.String(),
+  requests: Type.Integer(),
+  success_rate: Nullable(Type.Number()),
+  p50_latency_ms: Nullable(Type.Number()),
+  p95_latency_ms: Nullable(Type.Number()),
+  p99_latency_ms: Nullable(Type.Number()),
+});
+
+const HOUR_MS = 60 * 60_000;
+
+async function providerViews(svc: Services, rows: ProviderRecord[]) {
+  const now = Date.now();
+  const samples = await svc.stores.logs.latencySamples(
+    rows.map((r) => r.id),
+    isoMinus(HOUR_MS, now),
+  );
+  return rows.map((p) => ({
+    id: p.id,
+    object: 'provider' as const,
+    vendor: p.vendor,
+    name: p.name,
+    base_url: p.baseUrl,
+    status: p.status,
+    health: healthSummary(
+      samples.filter((s) => s.credentialId === p.id),
+      now,
+      p.verifiedAt ?? p.createdAt,
+    ),
+    created_at: p.createdAt,
+    updated_at: p.updatedAt,
+  }));
+}
+
+async function providerView(svc: Services, row: ProviderRecord) {
+  const [view] = await providerViews(svc, [row]);
+  if (!view) throw new Error('unreachable');
+  return view;
+}
+
+async function activeProvider(svc: Services, orgId: string, id: string): Promise<ProviderRecord> {
+  const p = await svc.stores.providers.get(orgId, id);
+  if (!p || p.deletedAt !== null) throw notFound('provider', id);
+  return p;
+}
+
+/** Upstream error texts sometimes quote the key they rejected; never let that reach a response. */
+function scrub(message: string, apiKey: string): string {
+  let out = message;
+  for (const part of [apiKey, ...apiKey.split('::')]) {
+    if (part.length >= 6) out = out.split(part).join('[redacted]');
+  }
+  return out;
+}
+
+const listProviders = defineOperation({
+  name: 'list_providers',
+  method: 'GET',
+  path: '/manage/v1/providers',
+  tag: TAG,
+  summary: 'List provider credentials of the organization',
+  input: {},
+  output: Type.Object({ data: Type.Array(Provider) }),
+  async handler({ svc, principal }) {
+    const orgId = requireOrgKey(principal);
+    return { data: await providerViews(svc, await svc.stores.providers.list(orgId)) };
+  },
+});
+
+const getProvider = defineOperation({
+  name: 'get_provider',
+  method: 'GET',
+  path: '/manage/v1/providers/{provider_id}',
+  tag: TAG,
+  summary: 'Get one provider credential (never the key)',
+  input: { params: ProviderIdParams },
+  output: Provider,
+  async handler({ svc, principal, params }) {
+    const orgId = requireOrgKey(principal);
+    return providerView(svc, await activeProvider(svc, orgId, params.provider_id));
+  },
+});
+
+const addProvider = defineOperation({
+  name: 'add_provider',
+  method: 'POST',
+  path: '/manage/v1/providers',
+  tag: TAG,
+  summary: 'Add a provider credential; the key is encrypted at rest',
+  status: 201,
+  input: {
+    body: Type.Object(
+      {
+        vendor: VendorName,
+        name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+        api_key: ApiKeyInput,
+        base_url: Type.Optional(Nullable(BaseUrl)),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  output: Provider,
+  async handler({ svc, principal, body }) {
+    const orgId = requireOrgKey(principal);
+    const vendorId = canonicalVendorName(body.vendor);
+    if (!vendorId) throw new HttpError(400, `Unknown vendor '${body.vendor}'`, { param: 'vendor' });
+    const baseUrl = validateBaseUrl(vendorId, body.base_url);
+    validateApiKey(vendorId, body.api_key);
+    const id = newId('prov');
+    const row = await svc.stores.providers.create({
+      id,
+      orgId,
+      vendor: body.vendor,
+      vendorId,
+      name: body.name ?? body.vendor,
+      baseUrl,
+      keyCiphertext: svc.secrets.encrypt(body.api_key, credentialAad(orgId, id)),
+    });
+    svc.credentials.apply(row);
+    return providerView(svc, row);
+  },
+});
+
+const updateProvider = defineOperation({
+  name: 'update_provider',
+  method: 'PATCH',
+  path: '/manage/v1/providers/{provider_id}',
+  tag: TAG,
+  summary: 'Rotate the key (verified with the vendor first; 422 keeps the old key) or rename',
+  errors: [422],
+  input: {
+    params: ProviderIdParams,
+    body: Type.Object(
+      {
+        api_key: Type.Optional(ApiKeyInput),
+        name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+        base_url: Type.Optional(Nullable(BaseUrl)),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  output: Provider,
+  async handler({ svc, principal, params, body }) {
+    const orgId = requireOrgKey(principal);
+    const current = await activeProvider(svc, orgId, params.provider_id);
+    const vendorId = canonicalVendorName(current.vendorId);
+    if (!vendorId) throw new Error(`stored provider has an unknown vendor: ${current.vendorId}`);
+    const baseUrl = body.base_url !== undefined ? validateBaseUrl(vendorId, body.base_url) : current.baseUrl;
+    let keyCiphertext: string | undefined;
+    let verifiedAt: string | undefined;
+    if (body.api_key !== undefined) {
+      validateApiKey(vendorId, body.api_key);
+      const check = await svc.keyVerifier(vendorId, { apiKey: body.api_key, baseUrl });
+      if (!check.ok) {
+        throw new HttpError(
+          422,
+          `The new api_key was rejected by ${current.vendor} (upstream status ${check.status}: ${scrub(check.message, body.api_key)}); the current key stays in use`,
+          { param: 'api_key', code: 'key_verification_failed' },
+        );
+      }
+      keyCiphertext = svc.secrets.encrypt(body.api_key, credentialAad(orgId, current.id));
+      verifiedAt = nowIso();
+    }
+    const row = await svc.stores.providers.update(orgId, current.id, {
+      name: body.name,
+      baseUrl: body.base_url !== undefined ? baseUrl : undefined,
+      keyCiphertext,
+      verifiedAt,
+    });
+    if (!row) throw notFound('provider', current.id);
+    svc.credentials.apply(row);
+    return providerView(svc, row);
+  },
+});
+
+const deleteProvider = defineOperation({
+  name: 'delete_provider',
+  method: 'DELETE',
+  path: '/manage/v1/providers/{provider_id}',
+  tag: TAG,
+  summary: 'Soft-delete a provider credential; refused (409) while a routing config references it',
+  errors: [409],
+  input: { params: ProviderIdParams },
+  output: Type.Object({ id: Type.String(), object: Type.Literal('provider'), deleted: Type.Boolean() }),
+  async handler({ svc, principal, params }) {
+    const orgId = requireOrgKey(principal);
+    const current = await activeProvider(svc, orgId, params.provider_id);
+    const refs = await svc.stores.providers.referencedByConfigs(orgId, current.id);
+    if (refs.length > 0) {
+      throw new HttpError(409, `Provider is still referenced by routing config(s): ${refs.join(', ')}`, {
+        code: 'provider_in_use',
+      });
+    }
+    await svc.stores.providers.softDelete(orgId, current.id);
+    svc.credentials.remove(current.id);
+    return { id: current.id, object: 'provider' as const, deleted: true };
+  },
+});
+
+const getProviderHealth = defineOperation({
+  name: 'get_provider_health',
+  method: 'GET',
+  path: '/manage/v1/providers/{provider_id}/health',
+  tag: TAG,
+  summary: 'Latency percentiles and success rate over rolling windows (5m, 1h, 24h)',
+  input: { params: ProviderIdParams },
+  output: Type.Object({ provider_id: Type.String(), windows: Type.Array(HealthWindow) }),
+  async handler({ svc, principal, params }) {
+    const orgId = requireOrgKey(principal);
+    const p = await activeProvider(svc, orgId, params.provider_id);
+    const now = Date.now();
+    const longest = WINDOWS[WINDOWS.length - 1]?.ms ?? 0;
+    const samples = await svc.stores.logs.latencySamples([p.id], isoMinus(longest, now));
+    return { provider_id: p.id, windows: windowStats(samples, now) };
+  },
+});
+
+export const providerOperations: Operation[] = [
+  listProviders,
+  getProvider,
+  addProvider,
+  updateProvider,
+  deleteProvider,
+  getProviderHealth,
+];

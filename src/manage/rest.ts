@@ -1,0 +1,40 @@
+// Turns the operation list into fastify routes with schema validation.
+import type { FastifyInstance } from 'fastify';
+import type { Operation } from './operation.ts';
+
+/** `/manage/v1/projects/{project_id}` -> `/manage/v1/projects/:project_id` */
+export function toFastifyPath(path: string): string {
+  return path.replace(/\{([^}]+)\}/g, ':$1');
+}
+
+export function registerOperationRoutes(app: FastifyInstance, operations: readonly Operation[]): void {
+  for (const op of operations) {
+    const hasBody = op.input.body !== undefined;
+    app.route({
+      method: op.method,
+      url: toFastifyPath(op.path),
+      schema: {
+        ...(op.input.params ? { params: op.input.params } : {}),
+        ...(op.input.query ? { querystring: op.input.query } : {}),
+        ...(hasBody ? { body: op.input.body } : {}),
+      },
+      // An empty POST to an operation whose fields are all optional means "no fields", not "bad body".
+      preValidation: hasBody
+        ? async (request) => {
+            if (request.body === undefined || request.body === null) request.body = {};
+          }
+        : undefined,
+      handler: async (request, reply) => {
+        const result = await op.handler({
+          svc: app.svc,
+          principal: request.principal,
+          requestId: request.svcId,
+          params: request.params ?? {},
+          query: request.query ?? {},
+          body: hasBody ? request.body : {},
+        });
+        return reply.code(op.status).send(result);
+      },
+    });
+  }
+}

@@ -1,0 +1,267 @@
+// Routing configs: list / get / create / update (new version) / soft-delete, versions, restore
+// (SPEC "Management API: routing configs"). The test operation lives in routing-config-test.ts.
+import { Type } from '@sinclair/typebox';
+import { type NormalizedConfig, normalizeCreate, normalizePatch } from '../routing/normalize.ts';
+import { ConfigError } from '../routing/types.ts';
+import { HttpError } from '../server/errors.ts';
+import type { Services } from '../services.ts';
+import { isUniqueViolation } from '../store/index.ts';
+import { decodeCursor, toPage } from '../util/cursor.ts';
+import { notFound, requireOrgKey } from './access.ts';
+import { defineOperation, type Operation } from './operation.ts';
+import { routingConfigTestOperations } from './routing-config-test.ts';
+import {
+  ConfigIdParams,
+  configView,
+  liveConfig,
+  RoutingConfig,
+  RoutingConfigBody,
+  RoutingConfigVersion,
+  versionView,
+} from './routing-config-views.ts';
+import { PageQuery, pageOf } from './schemas.ts';
+
+const TAG = 'routing-configs';
+const VersionParams = Type.Object({
+  config_id: Type.String({ minLength: 1, maxLength: 100 }),
+  version_id: Type.String({ minLength: 1, maxLength: 100, description: 'Version id (rcv_...) or version number' }),
+});
+
+export function asBadRequest(err: unknown): never {
+  if (err instanceof ConfigError) {
+    throw new HttpError(400, err.message, {
+      type: 'invalid_request_error',
+      code: 'invalid_routing_config',
+      param: err.field,
+    });
+  }
+  throw err;
+}
+
+function normalized<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    asBadRequest(err);
+  }
+}
+
+/** Project and credential references must belong to the caller's organization. */
+function checkReferences(svc: Services, orgId: string, n: NormalizedConfig): void {
+  if (n.projectId !== null) {
+    const p = svc.projects.cached(n.projectId);
+    if (!p || p.orgId !== orgId || p.deleted) {
+      throw new HttpError(400, `project_id: no project with id '${n.projectId}'`, {
+        code: 'invalid_routing_config',
+        param: 'project_id',
+      });
+    }
+  }
+  for (const ref of n.compiled.refs) {
+    if (!ref.credentialId) continue;
+    const cred = svc.credentials.get(orgId, ref.credentialId);
+    if (!cred) {
+      throw new HttpError(400, `config: no provider credential with id '${ref.credentialId}'`, {
+        code: 'invalid_routing_config',
+        param: 'provider_credential_id',
+      });
+    }
+    if (cred.vendor !== ref.vendor) {
+      throw new HttpError(400, `config: credential '${ref.credentialId}' is for ${cred.vendor}, not ${ref.vendor}`, {
+        code: 'invalid_routing_config',
+        param: 'provider_credential_id',
+      });
+    }
+  }
+}
+
+const listConfigs = defineOperation({
+  name: 'list_routing_configs',
+  method: 'GET',
+  path: '/manage/v1/routing-configs',
+  tag: TAG,
+  summary: 'List live routing configs (current versions), optionally of one project',
+  input: {
+    query: Type.Object(
+      { project_id: Type.Optional(Type.String({ maxLength: 100 })), ...PageQuery },
+      { additionalProperties: false },
+    ),
+  },
+  output: pageOf(RoutingConfig),
+  async handler({ svc, principal, query }) {
+    const orgId = requireOrgKey(principal);
+    const limit = query.limit ?? 50;
+    const rows = await svc.stores.routingConfigs.list(orgId, {
+      projectId: query.project_id,
+      afterId: decodeCursor(query.cursor),
+      limit: limit + 1,
+    });
+    return toPage(rows, limit, configView);
+  },
+});
+
+const getConfig = defineOperation({
+  name: 'get_routing_config',
+  method: 'GET',
+  path: '/manage/v1/routing-configs/{config_id}',
+  tag: TAG,
+  summary: 'Get a routing config (its current version)',
+  input: { params: ConfigIdParams },
+  output: RoutingConfig,
+  async handler({ svc, principal, params }) {
+    return configView(await liveConfig(svc, requireOrgKey(principal), params.config_id));
+  },
+});
+
+const createConfig = defineOperation({
+  name: 'create_routing_config',
+  method: 'POST',
+  path: '/manage/v1/routing-configs',
+  tag: TAG,
+  summary: 'Create a routing config (version 1); call it with model "@<slug>"',
+  status: 201,
+  errors: [400, 409],
+  input: { body: Type.Object(RoutingConfigBody, { additionalProperties: false }) },
+  output: RoutingConfig,
+  async handler({ svc, principal, body }) {
+    const orgId = requireOrgKey(principal);
+    const n = normalized(() => normalizeCreate(body));
+    checkReferences(svc, orgId, n);
+    try {
+      const r = await svc.stores.routingConfigs.create({
+        orgId,
+        projectId: n.projectId,
+        slug: n.slug,
+        name: n.name,
+        strategy: n.strategy,
+        config: n.config,
+        embeddingDimensions: n.embeddingDimensions,
+      });
+      svc.routing.configs.apply(r);
+      return configView(r);
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      throw new HttpError(409, `slug '${n.slug}' is already used by a live routing config`, {
+        code: 'slug_taken',
+        param: 'slug',
+      });
+    }
+  },
+});
+
+const updateConfig = defineOperation({
+  name: 'update_routing_config',
+  method: 'PATCH',
+  path: '/manage/v1/routing-configs/{config_id}',
+  tag: TAG,
+  summary: 'Update a routing config: writes a new version that becomes current',
+  errors: [400, 404],
+  input: { params: ConfigIdParams, body: Type.Object(RoutingConfigBody, { additionalProperties: false }) },
+  output: RoutingConfig,
+  async handler({ svc, principal, params, body }) {
+    const orgId = requireOrgKey(principal);
+    const cur = await liveConfig(svc, orgId, params.config_id);
+    const n = normalized(() => normalizePatch(cur, body));
+    checkReferences(svc, orgId, n);
+    const r = await svc.stores.routingConfigs.addVersion(orgId, cur.id, n);
+    if (!r) throw notFound('routing config', params.config_id);
+    svc.routing.configs.apply(r);
+    return configView(r);
+  },
+});
+
+const deleteConfig = defineOperation({
+  name: 'delete_routing_config',
+  method: 'DELETE',
+  path: '/manage/v1/routing-configs/{config_id}',
+  tag: TAG,
+  summary: 'Soft-delete a routing config; its slug is free again at once',
+  input: { params: ConfigIdParams },
+  output: RoutingConfig,
+  async handler({ svc, principal, params }) {
+    const orgId = requireOrgKey(principal);
+    await liveConfig(svc, orgId, params.config_id);
+    const r = await svc.stores.routingConfigs.softDelete(orgId, params.config_id);
+    if (!r) throw notFound('routing config', params.config_id);
+    svc.routing.configs.apply(r);
+    return configView(r);
+  },
+});
+
+const listVersions = defineOperation({
+  name: 'list_routing_config_versions',
+  method: 'GET',
+  path: '/manage/v1/routing-configs/{config_id}/versions',
+  tag: TAG,
+  summary: 'List every version of a routing config, oldest first',
+  input: { params: ConfigIdParams },
+  output: Type.Object({ data: Type.Array(RoutingConfigVersion) }),
+  async handler({ svc, principal, params }) {
+    const orgId = requireOrgKey(principal);
+    const cur = await liveConfig(svc, orgId, params.config_id);
+    const versions = (await svc.stores.routingConfigs.listVersions(orgId, cur.id)) ?? [];
+    return { data: versions.map((v) => versionView(v, cur.version)) };
+  },
+});
+
+const getVersion = defineOperation({
+  name: 'get_routing_config_version',
+  method: 'GET',
+  path: '/manage/v1/routing-configs/{config_id}/versions/{version_id}',
+  tag: TAG,
+  summary: 'Get one version of a routing config (by version id or number)',
+  input: { params: VersionParams },
+  output: RoutingConfigVersion,
+  async handler({ svc, principal, params }) {
+    const orgId = requireOrgKey(principal);
+    const cur = await liveConfig(svc, orgId, params.config_id);
+    const v = await svc.stores.routingConfigs.getVersion(orgId, cur.id, params.version_id);
+    if (!v) throw notFound('routing config version', params.version_id);
+    return versionView(v, cur.version);
+  },
+});
+
+const restoreVersion = defineOperation({
+  name: 'restore_routing_config_version',
+  method: 'POST',
+  path: '/manage/v1/routing-configs/{config_id}/versions/{version_id}/restore',
+  tag: TAG,
+  summary: 'Restore an old version: writes a new version equal to it, which becomes current',
+  errors: [400, 404],
+  input: { params: VersionParams },
+  output: RoutingConfigVersion,
+  async handler({ svc, principal, params }) {
+    const orgId = requireOrgKey(principal);
+    const cur = await liveConfig(svc, orgId, params.config_id);
+    const old = await svc.stores.routingConfigs.getVersion(orgId, cur.id, params.version_id);
+    if (!old) throw notFound('routing config version', params.version_id);
+    // An old version may name a credential deleted since: check it as if it were new.
+    const n = normalized(() =>
+      normalizePatch(cur, {
+        name: old.name,
+        strategy: old.strategy,
+        config: old.config,
+        embedding_dimensions: old.embeddingDimensions,
+      }),
+    );
+    checkReferences(svc, orgId, n);
+    const r = await svc.stores.routingConfigs.addVersion(orgId, cur.id, old, old.version);
+    if (!r) throw notFound('routing config', params.config_id);
+    svc.routing.configs.apply(r);
+    const v = await svc.stores.routingConfigs.getVersion(orgId, cur.id, String(r.version));
+    return versionView(v!, r.version);
+  },
+});
+
+/** SPEC order: the nine routing-config tools appear together. */
+export const routingConfigOperations: Operation[] = [
+  listConfigs,
+  getConfig,
+  createConfig,
+  updateConfig,
+  deleteConfig,
+  listVersions,
+  getVersion,
+  restoreVersion,
+  ...routingConfigTestOperations,
+];

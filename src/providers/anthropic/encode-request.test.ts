@@ -1,0 +1,145 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { ChatRequest } from '../../ir/types.ts';
+import { toAnthropicBody } from './encode-request.ts';
+
+const base: ChatRequest = {
+  model: 'claude-sonnet-4-5',
+  system: [],
+  messages: [],
+  tools: [],
+  params: {},
+  stream: false,
+};
+
+test('merges same-role turns, tool results first, thinking echoed, cache_control kept, default max_tokens', () => {
+  const body = toAnthropicBody({
+    ...base,
+    system: [{ type: 'text', text: 'Sys', cacheControl: { type: 'ephemeral', ttl: '1h' } }],
+    messages: [
+      { role: 'user', content: [{ type: 'text', text: 'Weather?' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: 'hmm', signature: 'SIG' },
+          { type: 'thinking', thinking: 'unsigned, from another upstream' },
+          { type: 'redacted_thinking', data: 'RED' },
+          { type: 'tool_use', id: 'call:1', name: 'get_weather', input: { city: 'Paris' } },
+        ],
+      },
+      { role: 'user', content: [{ type: 'text', text: 'and then?' }] },
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'tool_result',
+            toolUseId: 'call:1',
+            isError: true,
+            content: [{ type: 'text', text: 'boom' }],
+          },
+        ],
+      },
+    ],
+    tools: [{ name: 'get_weather', inputSchema: { type: 'object' }, cacheControl: { type: 'ephemeral' } }],
+    params: { stop: ['END', '  '], temperature: 1.7, topK: 4, user: 'u1', seed: 3 },
+    stream: true,
+  });
+  assert.deepEqual(body, {
+    model: 'claude-sonnet-4-5',
+    max_tokens: 4096,
+    messages: [
+      { role: 'user', content: [{ type: 'text', text: 'Weather?' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: 'hmm', signature: 'SIG' },
+          { type: 'redacted_thinking', data: 'RED' },
+          { type: 'tool_use', id: 'call_1', name: 'get_weather', input: { city: 'Paris' } },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'call_1', content: [{ type: 'text', text: 'boom' }], is_error: true },
+          { type: 'text', text: 'and then?' },
+        ],
+      },
+    ],
+    system: [{ type: 'text', text: 'Sys', cache_control: { type: 'ephemeral', ttl: '1h' } }],
+    temperature: 1,
+    top_k: 4,
+    stop_sequences: ['END'],
+    tools: [{ name: 'get_weather', input_schema: { type: 'object' }, cache_control: { type: 'ephemeral' } }],
+    metadata: { user_id: 'u1' },
+    stream: true,
+  });
+});
+
+test('tool choice mapping and parallel_tool_calls false', () => {
+  const tools = [{ name: 'f', inputSchema: { type: 'object' } }];
+  const choice = (r: Partial<ChatRequest>) => toAnthropicBody({ ...base, tools, ...r }).tool_choice;
+  assert.equal(choice({}), undefined);
+  assert.deepEqual(choice({ toolChoice: { type: 'any' } }), { type: 'any' });
+  assert.deepEqual(choice({ toolChoice: { type: 'none' } }), { type: 'none' });
+  assert.deepEqual(choice({ toolChoice: { type: 'tool', name: 'f' } }), { type: 'tool', name: 'f' });
+  assert.deepEqual(choice({ params: { parallelToolCalls: false } }), { type: 'auto', disable_parallel_tool_use: true });
+  assert.deepEqual(choice({ toolChoice: { type: 'any' }, params: { parallelToolCalls: false } }), {
+    type: 'any',
+    disable_parallel_tool_use: true,
+  });
+  assert.equal(toAnthropicBody({ ...base, toolChoice: { type: 'any' } }).tool_choice, undefined);
+});
+
+test('thinking: budget on top of the default, sampling dropped, forced tool choice relaxed', () => {
+  const body = toAnthropicBody({
+    ...base,
+    tools: [{ name: 'f', inputSchema: { type: 'object' } }],
+    toolChoice: { type: 'any' },
+    params: { thinking: { type: 'enabled', budgetTokens: 2048 }, temperature: 0.5, topP: 0.9 },
+  });
+  assert.equal(body.max_tokens, 2048 + 4096);
+  assert.deepEqual(body.thinking, { type: 'enabled', budget_tokens: 2048 });
+  assert.equal(body.temperature, undefined);
+  assert.equal(body.top_p, undefined);
+  assert.deepEqual(body.tool_choice, { type: 'auto' });
+  const tight = toAnthropicBody({
+    ...base,
+    params: { maxTokens: 1500, thinking: { type: 'enabled', budgetTokens: 4000 } },
+  });
+  assert.deepEqual(tight.thinking, { type: 'enabled', budget_tokens: 1499 });
+  const tooSmall = toAnthropicBody({
+    ...base,
+    params: { maxTokens: 500, thinking: { type: 'enabled', budgetTokens: 4000 } },
+  });
+  assert.equal(tooSmall.thinking, undefined);
+  assert.equal(tooSmall.max_tokens, 500);
+});
+
+test('response format asks for JSON in the system prompt; images map to sources', () => {
+  const body = toAnthropicBody({
+    ...base,
+    messages: [
+      {
+        role: 'user',
+        content: [
+          { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'AAA' } },
+          { type: 'image', source: { kind: 'url', url: 'https://x/y.png' } },
+        ],
+      },
+    ],
+    params: { responseFormat: { type: 'json_schema', name: 'o', schema: { type: 'object' } } },
+  });
+  const system = body.system as Array<{ text: string }>;
+  assert.equal(system.length, 1);
+  assert.match(system[0].text, /single JSON object/);
+  assert.match(system[0].text, /\{"type":"object"\}/);
+  assert.deepEqual(body.messages, [
+    {
+      role: 'user',
+      content: [
+        { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAA' } },
+        { type: 'image', source: { type: 'url', url: 'https://x/y.png' } },
+      ],
+    },
+  ]);
+});

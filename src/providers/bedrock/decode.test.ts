@@ -1,0 +1,158 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { EventStreamCodec } from '@smithy/eventstream-codec';
+import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
+import type { StreamEvent } from '../../ir/types.ts';
+import { fromConverseResponse } from './decode-response.ts';
+import { EventStreamDecoder } from './eventstream.ts';
+import { newConverseStreamDecoder } from './stream-decoder.ts';
+
+const fixture = (name: string) => readFileSync(new URL(`./__fixtures__/${name}`, import.meta.url), 'utf8');
+const codec = new EventStreamCodec(toUtf8, fromUtf8);
+
+/** Encodes a `.chunks.txt` fixture (`eventType json`, `!exceptionType json`) as real eventstream bytes. */
+function framesOf(name: string): Uint8Array {
+  const parts: number[] = [];
+  for (const line of fixture(name).split('\n')) {
+    if (!line.trim()) continue;
+    const space = line.indexOf(' ');
+    const type = line.slice(0, space);
+    const exception = type.startsWith('!');
+    const headers = {
+      [exception ? ':exception-type' : ':event-type']: { type: 'string' as const, value: type.replace('!', '') },
+      ':content-type': { type: 'string' as const, value: 'application/json' },
+      ':message-type': { type: 'string' as const, value: exception ? 'exception' : 'event' },
+    };
+    parts.push(...codec.encode({ headers, body: fromUtf8(line.slice(space + 1)) }));
+  }
+  return Uint8Array.from(parts);
+}
+
+/** Frames -> EventStreamDecoder (in 7-byte chunks) -> Converse stream decoder, start id normalized. */
+function replay(name: string): StreamEvent[] {
+  const bytes = framesOf(name);
+  const frames = new EventStreamDecoder();
+  const decoder = newConverseStreamDecoder('amazon.nova-pro-v1:0');
+  const out: StreamEvent[] = [];
+  for (let i = 0; i < bytes.length; i += 7) {
+    for (const record of frames.push(bytes.subarray(i, i + 7))) out.push(...decoder.push(record));
+  }
+  out.push(...decoder.end());
+  const start = out[0];
+  assert.equal(start.type, 'start');
+  if (start.type === 'start') {
+    assert.match(start.id, /^msg_bdrk_[A-Za-z0-9]{24}$/);
+    start.id = 'ID';
+  }
+  return out;
+}
+
+describe('fromConverseResponse', () => {
+  it('maps reasoning with signature, text, stop and cache usage', () => {
+    const res = fromConverseResponse(JSON.parse(fixture('converse-text.json')), 'amazon.nova-pro-v1:0');
+    assert.match(res.id, /^msg_bdrk_/);
+    assert.deepEqual(
+      { ...res, id: 'ID' },
+      {
+        id: 'ID',
+        model: 'amazon.nova-pro-v1:0',
+        content: [
+          { type: 'thinking', thinking: 'User greets me.', signature: 'sig-xyz' },
+          { type: 'text', text: 'Hello there!' },
+        ],
+        stopReason: 'end_turn',
+        rawStopReason: 'end_turn',
+        stopSequence: null,
+        usage: { input: 11, output: 7, cacheRead: 20 },
+      },
+    );
+  });
+
+  it('maps tool use, redacted reasoning and cache writes', () => {
+    const res = fromConverseResponse(JSON.parse(fixture('converse-tool.json')), 'm');
+    assert.deepEqual(res.content, [
+      { type: 'text', text: 'Looking it up.' },
+      { type: 'tool_use', id: 'tooluse_aBc123', name: 'get_weather', input: { city: 'Paris' } },
+      { type: 'redacted_thinking', data: 'cmVkYWN0ZWQ=' },
+    ]);
+    assert.equal(res.stopReason, 'tool_use');
+    assert.deepEqual(res.usage, { input: 50, output: 21, cacheWrite: 30 });
+  });
+
+  it('maps guardrail interventions to content_filter', () => {
+    const res = fromConverseResponse(JSON.parse(fixture('converse-guardrail.json')), 'm');
+    assert.deepEqual([res.stopReason, res.rawStopReason], ['content_filter', 'guardrail_intervened']);
+  });
+});
+
+describe('ConverseStream decoder', () => {
+  it('replays reasoning + text, holding the stop until usage arrives', () => {
+    assert.deepEqual(replay('text.chunks.txt'), [
+      { type: 'start', id: 'ID', model: 'amazon.nova-pro-v1:0' },
+      { type: 'block_start', index: 0, block: { type: 'thinking' } },
+      { type: 'thinking_delta', index: 0, text: 'Hmm, ' },
+      { type: 'thinking_delta', index: 0, text: 'a greeting.' },
+      { type: 'signature_delta', index: 0, signature: 'sig-1' },
+      { type: 'block_stop', index: 0 },
+      { type: 'block_start', index: 1, block: { type: 'text' } },
+      { type: 'text_delta', index: 1, text: 'Hel' },
+      { type: 'text_delta', index: 1, text: 'lo!' },
+      { type: 'block_stop', index: 1 },
+      { type: 'usage', usage: { input: 12, output: 6, cacheRead: 4 } },
+      { type: 'stop', stopReason: 'end_turn', rawStopReason: 'end_turn', stopSequence: null },
+    ]);
+  });
+
+  it('replays tool calls with argument fragments and {} for a call without input', () => {
+    assert.deepEqual(replay('tools.chunks.txt'), [
+      { type: 'start', id: 'ID', model: 'amazon.nova-pro-v1:0' },
+      { type: 'block_start', index: 0, block: { type: 'text' } },
+      { type: 'text_delta', index: 0, text: 'Let me check.' },
+      { type: 'block_stop', index: 0 },
+      { type: 'block_start', index: 1, block: { type: 'tool_use', id: 'tooluse_1', name: 'get_weather' } },
+      { type: 'tool_args_delta', index: 1, partialJson: '{"city":' },
+      { type: 'tool_args_delta', index: 1, partialJson: '"Paris"}' },
+      { type: 'block_stop', index: 1 },
+      { type: 'block_start', index: 2, block: { type: 'tool_use', id: 'tooluse_2', name: 'get_time' } },
+      { type: 'tool_args_delta', index: 2, partialJson: '{}' },
+      { type: 'block_stop', index: 2 },
+      { type: 'usage', usage: { input: 30, output: 15 } },
+      { type: 'stop', stopReason: 'tool_use', rawStopReason: 'tool_use', stopSequence: null },
+    ]);
+  });
+
+  it('turns an exception frame into an error event and no stop', () => {
+    const events = replay('midstream-error.chunks.txt');
+    assert.equal(events.length, 4);
+    assert.deepEqual(events[2], { type: 'text_delta', index: 0, text: 'Partial' });
+    const last = events[3];
+    assert.equal(last.type, 'error');
+    if (last.type === 'error') {
+      assert.deepEqual(
+        [last.error.status, last.error.kind, last.error.retryable, last.error.message, last.error.code],
+        [429, 'rate_limit', true, 'Too many tokens, please wait before trying again.', 'throttlingException'],
+      );
+    }
+  });
+
+  it('emits the held stop at stream end when metadata never came', () => {
+    assert.deepEqual(replay('no-metadata.chunks.txt').slice(-2), [
+      { type: 'block_stop', index: 0 },
+      { type: 'stop', stopReason: 'max_tokens', rawStopReason: 'max_tokens', stopSequence: null },
+    ]);
+  });
+
+  it('closes an open block and stops a stream cut mid-block', () => {
+    const decoder = newConverseStreamDecoder('m');
+    const events = [
+      ...decoder.push({ event: 'contentBlockDelta', data: '{"contentBlockIndex":0,"delta":{"text":"x"}}' }),
+      ...decoder.end(),
+    ];
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['start', 'block_start', 'text_delta', 'block_stop', 'stop'],
+    );
+    assert.deepEqual(decoder.end(), []);
+  });
+});

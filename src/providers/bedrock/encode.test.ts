@@ -1,0 +1,178 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { ChatRequest } from '../../ir/types.ts';
+import { toConverseBody } from './encode-request.ts';
+
+const base = (over: Partial<ChatRequest>): ChatRequest => ({
+  model: 'amazon.nova-pro-v1:0',
+  system: [],
+  messages: [],
+  tools: [],
+  params: {},
+  stream: false,
+  ...over,
+});
+
+describe('toConverseBody', () => {
+  it('maps system, blocks, merged turns and inference config; URL images are dropped', () => {
+    const body = toConverseBody(
+      base({
+        system: [{ type: 'text', text: 'Be brief.', cacheControl: { type: 'ephemeral' } }],
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'Look:' },
+              { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'AAAA' } },
+              { type: 'image', source: { kind: 'url', url: 'https://example.com/a.png' } },
+              { type: 'text', text: '   ' },
+            ],
+          },
+          { role: 'user', content: [{ type: 'text', text: 'and this' }] },
+          {
+            role: 'assistant',
+            content: [
+              { type: 'thinking', thinking: 'pondering', signature: 'sig' },
+              { type: 'redacted_thinking', data: 'cmVk' },
+              { type: 'text', text: 'Sure.' },
+            ],
+          },
+        ],
+        params: { maxTokens: 200, temperature: 0.3, topP: 0.8, topK: 5, stop: ['###'], seed: 1, user: 'u' },
+      }),
+    );
+    assert.deepEqual(body, {
+      messages: [
+        {
+          role: 'user',
+          content: [{ text: 'Look:' }, { image: { format: 'png', source: { bytes: 'AAAA' } } }, { text: 'and this' }],
+        },
+        {
+          role: 'assistant',
+          content: [
+            { reasoningContent: { reasoningText: { text: 'pondering', signature: 'sig' } } },
+            { reasoningContent: { redactedContent: 'cmVk' } },
+            { text: 'Sure.' },
+          ],
+        },
+      ],
+      system: [{ text: 'Be brief.' }, { cachePoint: { type: 'default' } }],
+      inferenceConfig: { maxTokens: 200, temperature: 0.3, topP: 0.8, stopSequences: ['###'] },
+    });
+  });
+
+  it('maps tools and tool choice, and tool results (status only for Claude)', () => {
+    const messages: ChatRequest['messages'] = [
+      { role: 'user', content: [{ type: 'text', text: 'Weather in Paris?' }] },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 'tooluse_1', name: 'get_weather', input: { city: 'Paris' } }],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'here' },
+          { type: 'tool_result', toolUseId: 'tooluse_1', content: [{ type: 'text', text: '18C' }], isError: false },
+        ],
+      },
+    ];
+    const tools = [{ name: 'get_weather', description: 'Weather', inputSchema: { type: 'object', properties: {} } }];
+    const nova = toConverseBody(base({ messages, tools, toolChoice: { type: 'tool', name: 'get_weather' } }));
+    assert.deepEqual(nova.messages, [
+      { role: 'user', content: [{ text: 'Weather in Paris?' }] },
+      {
+        role: 'assistant',
+        content: [{ toolUse: { toolUseId: 'tooluse_1', name: 'get_weather', input: { city: 'Paris' } } }],
+      },
+      {
+        role: 'user',
+        content: [{ toolResult: { toolUseId: 'tooluse_1', content: [{ text: '18C' }] } }, { text: 'here' }],
+      },
+    ]);
+    assert.deepEqual(nova.toolConfig, {
+      tools: [
+        {
+          toolSpec: {
+            name: 'get_weather',
+            inputSchema: { json: { type: 'object', properties: {} } },
+            description: 'Weather',
+          },
+        },
+      ],
+      toolChoice: { tool: { name: 'get_weather' } },
+    });
+    const claude = toConverseBody(base({ model: 'us.anthropic.claude-sonnet-4-20250514-v1:0', messages, tools }));
+    const turn = (claude.messages as Array<{ content: Array<Record<string, unknown>> }>)[2];
+    assert.deepEqual(turn.content[0], {
+      toolResult: { toolUseId: 'tooluse_1', content: [{ text: '18C' }], status: 'success' },
+    });
+    assert.deepEqual(toConverseBody(base({ tools, toolChoice: { type: 'any' } })).toolConfig, {
+      tools: [
+        {
+          toolSpec: {
+            name: 'get_weather',
+            inputSchema: { json: { type: 'object', properties: {} } },
+            description: 'Weather',
+          },
+        },
+      ],
+      toolChoice: { any: {} },
+    });
+    assert.equal(toConverseBody(base({ tools, toolChoice: { type: 'none' } })).toolConfig, undefined);
+  });
+
+  it('synthesizes a toolConfig from history when the request offers no tools', () => {
+    const body = toConverseBody(
+      base({
+        messages: [
+          { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+          { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'lookup', input: {} }] },
+          { role: 'user', content: [{ type: 'tool_result', toolUseId: 't1', content: [] }] },
+        ],
+      }),
+    );
+    assert.deepEqual(body.toolConfig, {
+      tools: [{ toolSpec: { name: 'lookup', inputSchema: { json: { type: 'object', properties: {} } } } }],
+    });
+    const last = (body.messages as Array<{ content: unknown[] }>)[2];
+    assert.deepEqual(last.content, [{ toolResult: { toolUseId: 't1', content: [{ json: {} }] } }]);
+  });
+
+  it('asks for JSON through the system prompt', () => {
+    const body = toConverseBody(
+      base({
+        params: {
+          responseFormat: {
+            type: 'json_schema',
+            name: 'x',
+            schema: { type: 'object', properties: { a: { type: 'string' } } },
+          },
+        },
+      }),
+    );
+    const system = body.system as Array<{ text: string }>;
+    assert.equal(system.length, 1);
+    assert.match(system[0].text, /single valid JSON object/);
+    assert.match(system[0].text, /\{"type":"object","properties":\{"a":\{"type":"string"\}\}\}/);
+  });
+
+  it('sends Claude thinking as an additional field, without sampling params or forced tools', () => {
+    const body = toConverseBody(
+      base({
+        model: 'anthropic.claude-3-7-sonnet-20250219-v1:0',
+        tools: [{ name: 't', inputSchema: { type: 'object' } }],
+        toolChoice: { type: 'any' },
+        params: { temperature: 1, topK: 3, thinking: { type: 'enabled', budgetTokens: 2048 } },
+      }),
+    );
+    assert.deepEqual(body.inferenceConfig, { maxTokens: 2048 + 4096 });
+    assert.deepEqual(body.additionalModelRequestFields, { thinking: { type: 'enabled', budget_tokens: 2048 } });
+    assert.deepEqual(body.toolConfig, {
+      tools: [{ toolSpec: { name: 't', inputSchema: { json: { type: 'object' } } } }],
+    });
+    const plain = toConverseBody(base({ model: 'anthropic.claude-3-haiku-20240307-v1:0', params: { topK: 3 } }));
+    assert.deepEqual(plain.additionalModelRequestFields, { top_k: 3 });
+    const nova = toConverseBody(base({ params: { thinking: { type: 'enabled', budgetTokens: 100 }, topK: 3 } }));
+    assert.equal(nova.additionalModelRequestFields, undefined);
+  });
+});

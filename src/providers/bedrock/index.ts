@@ -1,0 +1,113 @@
+// AWS Bedrock Runtime: the Converse / ConverseStream chat adapter (every non-Anthropic model; Claude
+// goes through InvokeModel in ../anthropic) and embeddings over InvokeModel. Requests are SigV4-signed.
+import type { EmbeddingRequest, EmbeddingResponse } from '../../ir/types.ts';
+import type { ChatAdapter, Credential, EmbeddingAdapter, HttpRequestSpec, Target } from '../types.ts';
+import { decodeBedrockError } from './decode-error.ts';
+import { fromConverseResponse } from './decode-response.ts';
+import { bedrockSupportsDimensions, decodeEmbeddingBodies, embeddingBodies, embeddingFamily } from './embeddings.ts';
+import { toConverseBody } from './encode-request.ts';
+import { bedrockBaseUrl, parseAwsKey, signAws } from './sigv4.ts';
+import { newConverseStreamDecoder } from './stream-decoder.ts';
+
+function modelUrl(credential: Credential, model: string, operation: string): string {
+  return `${bedrockBaseUrl(credential)}/model/${encodeURIComponent(model)}/${operation}`;
+}
+
+function signedPost(url: string, body: string, target: Target, accept: string): Promise<HttpRequestSpec> {
+  const spec: HttpRequestSpec = {
+    method: 'POST',
+    url,
+    headers: { ...target.headers, 'content-type': 'application/json', accept },
+    body,
+  };
+  return signAws(spec, target.credential);
+}
+
+function converseRequest(body: string, target: Target, stream: boolean): Promise<HttpRequestSpec> {
+  const url = modelUrl(target.credential, target.model, stream ? 'converse-stream' : 'converse');
+  return signedPost(url, body, target, stream ? 'application/vnd.amazon.eventstream' : 'application/json');
+}
+
+/**
+ * Nova Micro is the cheapest text model on Bedrock; regions outside us-east-1 reach it through a
+ * geography inference profile.
+ */
+function verifyModel(region: string): string {
+  if (region.startsWith('us-')) return 'us.amazon.nova-micro-v1:0';
+  if (region.startsWith('eu-')) return 'eu.amazon.nova-micro-v1:0';
+  if (region.startsWith('ap-')) return 'apac.amazon.nova-micro-v1:0';
+  return 'amazon.nova-micro-v1:0';
+}
+
+export const bedrockConverseAdapter: ChatAdapter = {
+  wire: 'bedrock-converse',
+  streamFraming: 'aws-eventstream',
+
+  chatRequest(req, target) {
+    return converseRequest(JSON.stringify(toConverseBody(req)), target, req.stream);
+  },
+
+  rawChatRequest(body, target, stream) {
+    return converseRequest(body, target, stream);
+  },
+
+  decodeChatResponse(body, target) {
+    return fromConverseResponse(body, target.model);
+  },
+
+  newStreamDecoder(target) {
+    return newConverseStreamDecoder(target.model);
+  },
+
+  decodeError: decodeBedrockError,
+
+  /**
+   * The list-models API lives on the control-plane host (bedrock.<region>), not on the runtime host a
+   * credential's base URL points at, and listing is a separate IAM permission. The cheapest real
+   * runtime call that answers 2xx for a working key is a one-token Converse to Nova Micro (a fraction
+   * of a micro-dollar). A key without access to that model fails verification with the upstream's
+   * own message (403 AccessDenied / 400 Validation).
+   */
+  verifyKeyRequest(credential) {
+    const parsed = parseAwsKey(credential.apiKey);
+    const region = 'bearer' in parsed ? 'us-east-1' : parsed.region;
+    const body = JSON.stringify({
+      messages: [{ role: 'user', content: [{ text: 'ping' }] }],
+      inferenceConfig: { maxTokens: 1 },
+    });
+    const target: Target = { vendor: 'bedrock', model: verifyModel(region), credential };
+    return converseRequest(body, target, false);
+  },
+};
+
+/** One signed InvokeModel spec per upstream call: one per input for Titan, batches of 96 for Cohere. */
+export async function embeddingRequests(req: EmbeddingRequest, target: Target): Promise<HttpRequestSpec[]> {
+  const url = modelUrl(target.credential, target.model, 'invoke');
+  return await Promise.all(
+    embeddingBodies(req, target.model).map((body) => signedPost(url, JSON.stringify(body), target, 'application/json')),
+  );
+}
+
+/** Joins the answers of `embeddingRequests` (same order) into one response. */
+export function decodeEmbeddingResponses(bodies: unknown[], req: EmbeddingRequest, target: Target): EmbeddingResponse {
+  return decodeEmbeddingBodies(bodies, req, target.model);
+}
+
+export const bedrockEmbeddingAdapter: EmbeddingAdapter = {
+  supportsDimensions: bedrockSupportsDimensions,
+
+  /** Single-call form; Titan takes one text per call, so multi-input Titan requests need `embeddingRequests`. */
+  async embeddingRequest(req, target) {
+    const family = embeddingFamily(target.model);
+    if (family.startsWith('titan') && req.input.length !== 1) {
+      throw new Error('Titan embeds one text per call: use embeddingRequests() to fan out');
+    }
+    const specs = await embeddingRequests(req, target);
+    if (specs.length !== 1) throw new Error('too many inputs for one call: use embeddingRequests()');
+    return specs[0];
+  },
+
+  decodeEmbeddingResponse(body, req, target) {
+    return decodeEmbeddingBodies([body], req, target.model);
+  },
+};

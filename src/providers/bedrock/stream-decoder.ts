@@ -1,0 +1,167 @@
+// ConverseStream frames (already unframed into UpstreamEvents: `event` = :event-type, `data` = JSON)
+// -> IR events, as a pure state machine. Usage (`metadata`) arrives after `messageStop`, so the stop
+// is held until then (or until the stream ends) to keep usage ahead of stop.
+import type { StopReason, StreamEvent } from '../../ir/types.ts';
+import type { StreamDecoder, UpstreamEvent } from '../types.ts';
+import { decodeBedrockStreamException } from './decode-error.ts';
+import { mapConverseStopReason } from './map-stop-reason.ts';
+import { mapConverseUsage } from './map-usage.ts';
+import { isRec, newMessageId, num, type Rec, randomId, rec, str } from './narrow.ts';
+
+type OpenKind = 'text' | 'thinking' | 'tool';
+
+export interface ConverseStreamState {
+  started: boolean;
+  nextIndex: number;
+  /** Upstream `contentBlockIndex` of the open block maps it to our index. */
+  open?: { kind: OpenKind; index: number; upstream: number; argsSent: boolean };
+  sawToolUse: boolean;
+  heldStop?: { stopReason: StopReason; rawStopReason?: string };
+  stopped: boolean;
+  failed: boolean;
+}
+
+export function initialConverseStreamState(): ConverseStreamState {
+  return { started: false, nextIndex: 0, sawToolUse: false, stopped: false, failed: false };
+}
+
+function ensureStart(state: ConverseStreamState, model: string, out: StreamEvent[]): void {
+  if (state.started) return;
+  state.started = true;
+  out.push({ type: 'start', id: newMessageId(), model });
+}
+
+function closeOpen(state: ConverseStreamState, out: StreamEvent[]): void {
+  const open = state.open;
+  if (!open) return;
+  // Concatenated argument fragments must form a JSON object even when the model sent none.
+  if (open.kind === 'tool' && !open.argsSent)
+    out.push({ type: 'tool_args_delta', index: open.index, partialJson: '{}' });
+  out.push({ type: 'block_stop', index: open.index });
+  state.open = undefined;
+}
+
+function openBlock(
+  state: ConverseStreamState,
+  kind: OpenKind,
+  upstream: number,
+  out: StreamEvent[],
+  tool?: { id: string; name: string },
+): number {
+  const open = state.open;
+  if (open && open.kind === kind && open.upstream === upstream) return open.index;
+  closeOpen(state, out);
+  const index = state.nextIndex++;
+  state.open = { kind, index, upstream, argsSent: false };
+  if (kind === 'tool') {
+    state.sawToolUse = true;
+    out.push({ type: 'block_start', index, block: { type: 'tool_use', id: tool?.id ?? '', name: tool?.name ?? '' } });
+  } else {
+    out.push({ type: 'block_start', index, block: { type: kind } });
+  }
+  return index;
+}
+
+function onDelta(state: ConverseStreamState, payload: Rec, out: StreamEvent[]): void {
+  const upstream = num(payload.contentBlockIndex) ?? 0;
+  const delta = rec(payload.delta);
+  if (typeof delta.text === 'string') {
+    const index = openBlock(state, 'text', upstream, out);
+    if (delta.text) out.push({ type: 'text_delta', index, text: delta.text });
+  } else if (isRec(delta.toolUse)) {
+    // Normally announced by contentBlockStart; without it the call still needs an id.
+    const index = openBlock(state, 'tool', upstream, out, { id: randomId('tooluse_'), name: '' });
+    const fragment = str(delta.toolUse.input);
+    if (fragment && state.open) {
+      state.open.argsSent = true;
+      out.push({ type: 'tool_args_delta', index, partialJson: fragment });
+    }
+  } else if (isRec(delta.reasoningContent)) {
+    const reasoning = delta.reasoningContent;
+    if (typeof reasoning.redactedContent === 'string') {
+      closeOpen(state, out);
+      const index = state.nextIndex++;
+      out.push({ type: 'block_start', index, block: { type: 'redacted_thinking', data: reasoning.redactedContent } });
+      out.push({ type: 'block_stop', index });
+      return;
+    }
+    const index = openBlock(state, 'thinking', upstream, out);
+    const text = str(reasoning.text);
+    const signature = str(reasoning.signature);
+    if (text) out.push({ type: 'thinking_delta', index, text });
+    if (signature) out.push({ type: 'signature_delta', index, signature });
+  }
+}
+
+function emitHeldStop(state: ConverseStreamState, out: StreamEvent[]): void {
+  if (!state.heldStop || state.stopped) return;
+  state.stopped = true;
+  out.push({ type: 'stop', ...state.heldStop, stopSequence: null });
+}
+
+export function stepConverseStream(state: ConverseStreamState, event: UpstreamEvent, model: string): StreamEvent[] {
+  if (state.failed) return [];
+  const name = event.event ?? '';
+  if (event.messageType === 'exception' || event.messageType === 'error' || /exception$/i.test(name)) {
+    state.failed = true;
+    return [{ type: 'error', error: decodeBedrockStreamException(name || 'InternalServerException', event.data) }];
+  }
+  let payload: Rec;
+  try {
+    payload = rec(JSON.parse(event.data || '{}'));
+  } catch {
+    state.failed = true;
+    return [{ type: 'error', error: decodeBedrockStreamException('InternalServerException', event.data) }];
+  }
+  const out: StreamEvent[] = [];
+  ensureStart(state, model, out);
+  if (state.stopped && name !== 'metadata') return out;
+  switch (name) {
+    case 'contentBlockStart': {
+      const toolUse = rec(rec(payload.start).toolUse);
+      const id = str(toolUse.toolUseId);
+      if (id !== undefined) {
+        closeOpen(state, out);
+        openBlock(state, 'tool', num(payload.contentBlockIndex) ?? 0, out, { id, name: str(toolUse.name) ?? '' });
+      }
+      break;
+    }
+    case 'contentBlockDelta':
+      onDelta(state, payload, out);
+      break;
+    case 'contentBlockStop':
+      if (state.open?.upstream === (num(payload.contentBlockIndex) ?? 0)) closeOpen(state, out);
+      break;
+    case 'messageStop': {
+      closeOpen(state, out);
+      const raw = str(payload.stopReason);
+      state.heldStop = { stopReason: mapConverseStopReason(raw) };
+      if (raw) state.heldStop.rawStopReason = raw;
+      break;
+    }
+    case 'metadata':
+      if (payload.usage !== undefined) out.push({ type: 'usage', usage: mapConverseUsage(payload.usage) });
+      emitHeldStop(state, out);
+      break;
+  }
+  return out;
+}
+
+export function endConverseStream(state: ConverseStreamState, model: string): StreamEvent[] {
+  if (state.failed || state.stopped) return [];
+  const out: StreamEvent[] = [];
+  ensureStart(state, model, out);
+  closeOpen(state, out);
+  // A stream cut before messageStop still needs exactly one stop.
+  state.heldStop ??= { stopReason: state.sawToolUse ? 'tool_use' : 'end_turn' };
+  emitHeldStop(state, out);
+  return out;
+}
+
+export function newConverseStreamDecoder(model: string): StreamDecoder {
+  const state = initialConverseStreamState();
+  return {
+    push: (event) => stepConverseStream(state, event, model),
+    end: () => endConverseStream(state, model),
+  };
+}

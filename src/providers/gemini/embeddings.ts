@@ -1,0 +1,35 @@
+// Gemini embeddings via `:batchEmbedContents`, which serves one or many inputs in one call (the
+// official SDK sends single embeds there too).
+import type { EmbeddingRequest, EmbeddingResponse, JsonObject } from '../../ir/types.ts';
+import { arr, num, rec } from './narrow.ts';
+
+export function geminiSupportsDimensions(model: string): boolean {
+  const id = stripModelsPrefix(model);
+  return id.startsWith('gemini-embedding-') || id === 'text-embedding-004';
+}
+
+export function stripModelsPrefix(model: string): string {
+  return model.startsWith('models/') ? model.slice('models/'.length) : model;
+}
+
+export function toGeminiEmbeddingBody(req: EmbeddingRequest, model: string): JsonObject {
+  const id = stripModelsPrefix(model);
+  const withDims = req.dimensions !== undefined && geminiSupportsDimensions(id);
+  return {
+    requests: req.input.map((text) => {
+      const one: JsonObject = { model: `models/${id}`, content: { parts: [{ text }] } };
+      if (withDims) one.outputDimensionality = req.dimensions ?? null;
+      return one;
+    }),
+  };
+}
+
+/** Gemini returns no token counts for embeddings; a chars/4 estimate keeps budgets meaningful. */
+export function estimateTokens(texts: string[]): number {
+  return texts.reduce((sum, t) => sum + Math.ceil(t.length / 4), 0);
+}
+
+export function fromGeminiEmbeddingResponse(body: unknown, req: EmbeddingRequest, model: string): EmbeddingResponse {
+  const vectors = arr(rec(body).embeddings).map((e) => arr(rec(e).values).map((v) => num(v) ?? 0));
+  return { model: stripModelsPrefix(model), vectors, usage: { input: estimateTokens(req.input) } };
+}

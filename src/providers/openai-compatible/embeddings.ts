@@ -1,0 +1,44 @@
+// Embeddings on the OpenAI wire: always ask for floats so no host needs base64 support.
+import type { EmbeddingRequest, EmbeddingResponse, JsonObject } from '../../ir/types.ts';
+import { arr, num, obj, str } from './narrow.ts';
+
+export type OpenAIVendor = 'openai' | 'azure-openai' | 'together' | 'fireworks';
+
+/**
+ * Only OpenAI's text-embedding-3 family is known to honour `dimensions`; together/fireworks hosts are
+ * not known to, so their vectors keep the model's native size (SPEC: strip `dimensions` then).
+ */
+export function supportsDimensions(vendor: OpenAIVendor, model: string): boolean {
+  if (vendor !== 'openai' && vendor !== 'azure-openai') return false;
+  return /(^|\/)text-embedding-3/.test(model);
+}
+
+export function toEmbeddingBody(vendor: OpenAIVendor, req: EmbeddingRequest): JsonObject {
+  const body: JsonObject = { model: req.model, input: req.input, encoding_format: 'float' };
+  if (req.dimensions !== undefined && supportsDimensions(vendor, req.model)) body.dimensions = req.dimensions;
+  if (req.user !== undefined) body.user = req.user;
+  return body;
+}
+
+export function fromEmbeddingResponse(body: unknown, req: EmbeddingRequest): EmbeddingResponse {
+  const b = obj(body);
+  const rows = arr(b.data).map((d, pos) => ({ index: num(obj(d).index) ?? pos, vector: vectorOf(obj(d).embedding) }));
+  rows.sort((x, y) => x.index - y.index);
+  const usage = obj(b.usage);
+  return {
+    model: str(b.model) ?? req.model,
+    vectors: rows.map((r) => r.vector),
+    usage: { input: num(usage.prompt_tokens) ?? num(usage.total_tokens) ?? 0 },
+  };
+}
+
+/** Floats as asked; a host that ignores `encoding_format` may still answer base64 float32 LE. */
+function vectorOf(raw: unknown): number[] {
+  if (Array.isArray(raw)) return raw.map((x) => (typeof x === 'number' ? x : Number(x)));
+  if (typeof raw !== 'string') return [];
+  const bytes = Buffer.from(raw, 'base64');
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const out: number[] = [];
+  for (let i = 0; i + 4 <= bytes.byteLength; i += 4) out.push(view.getFloat32(i, true));
+  return out;
+}

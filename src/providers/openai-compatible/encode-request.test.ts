@@ -1,0 +1,130 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { ChatRequest } from '../../ir/types.ts';
+import { toOpenAIChatBody } from './encode-request.ts';
+
+const base: ChatRequest = { model: 'gpt-4o', system: [], messages: [], tools: [], params: {}, stream: false };
+
+test('full conversation: system, images, tool calls, tool results (text only), thinking dropped', () => {
+  const body = toOpenAIChatBody({
+    ...base,
+    system: [{ type: 'text', text: 'Be brief.', cacheControl: { type: 'ephemeral' } }],
+    messages: [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Weather?' },
+          { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'AAAA' } },
+          { type: 'image', source: { kind: 'url', url: 'https://x/y.png' } },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: 'hmm', signature: 'sig' },
+          { type: 'text', text: 'Checking.' },
+          { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'thanks' },
+          {
+            type: 'tool_result',
+            toolUseId: 'toolu_1',
+            content: [
+              { type: 'text', text: 'sunny' },
+              { type: 'image', source: { kind: 'url', url: 'https://x/chart.png' } },
+            ],
+          },
+        ],
+      },
+    ],
+    tools: [{ name: 'get_weather', description: 'Weather', inputSchema: { type: 'object', properties: {} } }],
+    toolChoice: { type: 'any' },
+    params: { maxTokens: 100, temperature: 0.2, stop: ['END'], seed: 7, parallelToolCalls: false, topK: 5 },
+    stream: true,
+  });
+  assert.deepEqual(body, {
+    model: 'gpt-4o',
+    messages: [
+      { role: 'system', content: 'Be brief.' },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Weather?' },
+          { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+          { type: 'image_url', image_url: { url: 'https://x/y.png' } },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: 'Checking.',
+        tool_calls: [
+          { id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'toolu_1', content: 'sunny' },
+      { role: 'user', content: 'thanks' },
+    ],
+    max_tokens: 100,
+    temperature: 0.2,
+    stop: ['END'],
+    seed: 7,
+    tools: [
+      {
+        type: 'function',
+        function: { name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: {} } },
+      },
+    ],
+    tool_choice: 'required',
+    parallel_tool_calls: false,
+    stream: true,
+    stream_options: { include_usage: true },
+  });
+});
+
+test('tool choice by name, json_schema response format, reasoning models use max_completion_tokens', () => {
+  const body = toOpenAIChatBody({
+    ...base,
+    model: 'o3-mini',
+    tools: [{ name: 'f', inputSchema: { type: 'object' } }],
+    toolChoice: { type: 'tool', name: 'f' },
+    params: {
+      maxTokens: 50,
+      responseFormat: { type: 'json_schema', name: 'out', schema: { type: 'object' }, strict: true },
+    },
+  });
+  assert.deepEqual(body.tool_choice, { type: 'function', function: { name: 'f' } });
+  assert.deepEqual(body.response_format, {
+    type: 'json_schema',
+    json_schema: { name: 'out', schema: { type: 'object' }, strict: true },
+  });
+  assert.equal(body.max_completion_tokens, 50);
+  assert.equal(body.max_tokens, undefined);
+  assert.equal(body.stream, undefined);
+});
+
+test('several system blocks stay separate parts; no tools -> no tool_choice', () => {
+  const body = toOpenAIChatBody({
+    ...base,
+    system: [
+      { type: 'text', text: 'A' },
+      { type: 'text', text: 'B' },
+    ],
+    toolChoice: { type: 'none' },
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+  });
+  assert.deepEqual(body.messages, [
+    {
+      role: 'system',
+      content: [
+        { type: 'text', text: 'A' },
+        { type: 'text', text: 'B' },
+      ],
+    },
+    { role: 'user', content: 'hi' },
+  ]);
+  assert.equal(body.tool_choice, undefined);
+});

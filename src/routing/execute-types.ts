@@ -1,0 +1,39 @@
+// What the execution loop needs from the proxy (one attempt, its cost, judges, a health feed) and what
+// it reports back: the outcome to send plus one record per attempt for the decision trace.
+import type { Usage } from '../ir/types.ts';
+import type { AttemptOutcome } from '../proxy/chat-attempt.ts';
+import type { CandidateRef, PlannedAttempt } from './types.ts';
+
+export interface AttemptRecord {
+  model: string;
+  provider: string;
+  /** HTTP status of the attempt (0 when it was cancelled before an answer). */
+  status: number;
+  outcome: 'success' | 'error' | 'rejected' | 'cancelled';
+  latency_ms: number;
+  ttfb_ms?: number;
+  error?: string;
+  /** Why a successful answer was rejected (cascade) or why the attempt was cancelled. */
+  reason?: string;
+  cost_usd: number;
+  /** Judge score (cascade with a judge). */
+  score?: number;
+}
+
+export interface Executor {
+  attempt(step: PlannedAttempt, signal: AbortSignal): Promise<AttemptOutcome>;
+  cost(ref: CandidateRef, usage: Usage): number;
+  /** Asks a judge to pick the best of several answers; returns an index or undefined. */
+  judgePick?(judge: CandidateRef, answers: string[], signal: AbortSignal): Promise<number | undefined>;
+  /** Asks a judge to score one answer 0..10. */
+  judgeScore?(judge: CandidateRef, answer: string, signal: AbortSignal): Promise<number | undefined>;
+  /** Health feed: called once per finished attempt (not for cancelled ones). */
+  observe?(ref: CandidateRef, ok: boolean, latencyMs: number, status: number, kind: string): void;
+}
+
+export interface ExecutionResult {
+  outcome: AttemptOutcome;
+  /** The attempt whose outcome is returned (undefined when the plan had no attempt). */
+  step?: PlannedAttempt;
+  attempts: AttemptRecord[];
+}

@@ -1,0 +1,89 @@
+// The execution loop: runs a Decision's attempts in the plan's mode and returns the outcome to send
+// plus one record per attempt. Nothing is written to the caller here, so every mode can still move
+// on after a failure (streams only until their first byte, which has not been sent yet).
+import type { AttemptOutcome, JsonOutcome } from '../proxy/chat-attempt.ts';
+import { localRejection, shouldRetry } from './acceptance.ts';
+import { runParallel } from './execute-parallel.ts';
+import type { AttemptRecord, ExecutionResult, Executor } from './execute-types.ts';
+import { runAttempt } from './run-attempt.ts';
+import type { Decision, PlannedAttempt } from './types.ts';
+
+export interface ExecuteOptions {
+  signal: AbortSignal;
+  /** The request asked for JSON (json_object or json_schema). */
+  wantsJson: boolean;
+}
+
+const NO_CANDIDATE: AttemptOutcome = {
+  ok: false,
+  error: {
+    status: 503,
+    kind: 'server',
+    code: 'no_eligible_candidate',
+    message: 'no candidate of the routing config can serve this request',
+    retryable: false,
+  },
+};
+
+export async function executePlan(d: Decision, exec: Executor, opts: ExecuteOptions): Promise<ExecutionResult> {
+  if (d.attempts.length === 0) return { outcome: NO_CANDIDATE, attempts: [] };
+  if (d.mode === 'parallel_fastest' || d.mode === 'parallel_judge') return runParallel(d, exec, opts.signal);
+  if (d.mode === 'cascade') return runCascade(d, exec, opts);
+  return runSequential(d, exec, opts.signal);
+}
+
+async function runSequential(d: Decision, exec: Executor, signal: AbortSignal): Promise<ExecutionResult> {
+  const attempts: AttemptRecord[] = [];
+  let last: { outcome: AttemptOutcome; step: PlannedAttempt } | undefined;
+  for (const [i, step] of d.attempts.entries()) {
+    const r = await runAttempt(exec, step, signal);
+    attempts.push(r.record);
+    last = { outcome: r.outcome, step };
+    if (r.outcome.ok || signal.aborted) break;
+    const more = i < d.attempts.length - 1;
+    if (!more || !shouldRetry(d.retry, r.outcome.error)) break;
+  }
+  return { outcome: last!.outcome, step: last!.step, attempts };
+}
+
+async function runCascade(d: Decision, exec: Executor, opts: ExecuteOptions): Promise<ExecutionResult> {
+  const attempts: AttemptRecord[] = [];
+  // The best answer so far: when every later step fails, a rejected answer beats an error.
+  let fallback: { outcome: JsonOutcome; step: PlannedAttempt } | undefined;
+  let last: { outcome: AttemptOutcome; step: PlannedAttempt } | undefined;
+  for (const [i, step] of d.attempts.entries()) {
+    const isLast = i === d.attempts.length - 1;
+    const r = await runAttempt(exec, step, opts.signal);
+    attempts.push(r.record);
+    last = { outcome: r.outcome, step };
+    if (opts.signal.aborted) break;
+    if (!r.outcome.ok) {
+      if (isLast || !shouldRetry(d.retry, r.outcome.error)) break;
+      continue;
+    }
+    if (r.outcome.kind !== 'json' || isLast || !step.accept) break;
+    const reason = await rejection(r.outcome, step, exec, opts, r.record);
+    if (!reason) break;
+    r.record.outcome = 'rejected';
+    r.record.reason = reason;
+    fallback = { outcome: r.outcome, step };
+  }
+  if (last && !last.outcome.ok && fallback) return { outcome: fallback.outcome, step: fallback.step, attempts };
+  return { outcome: last!.outcome, step: last!.step, attempts };
+}
+
+async function rejection(
+  out: JsonOutcome,
+  step: PlannedAttempt,
+  exec: Executor,
+  opts: ExecuteOptions,
+  record: AttemptRecord,
+): Promise<string | undefined> {
+  const accept = step.accept!;
+  const local = localRejection(out, accept, opts.wantsJson);
+  if (local || !accept.judge || !exec.judgeScore) return local;
+  const score = await exec.judgeScore(accept.judge.ref, out.text, opts.signal);
+  if (score === undefined) return 'judge_unavailable';
+  record.score = score;
+  return score < accept.judge.threshold ? 'judge_score_below_threshold' : undefined;
+}

@@ -1,0 +1,20 @@
+// Fastify type augmentation: what buildApp() puts on the instance and on every request.
+import type { Principal } from '../auth/principal-cache.ts';
+import type { Services } from '../services.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    svc: Services;
+  }
+  interface FastifyRequest {
+    /**
+     * The authenticated caller. Set by the auth hook on every /alpha, /beta, /manage and /mcp route
+     * before any handler runs; absent only on the public routes (/healthz, /openapi.yaml).
+     */
+    principal: Principal;
+    /** The exact JSON text of the body, so pass-through can forward bytes unchanged. */
+    rawBody: string | undefined;
+    /** `req_<ulid>`, also sent as the X-Svc-Request-Id response header. */
+    svcId: string;
+  }
+}

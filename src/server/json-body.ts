@@ -1,0 +1,26 @@
+// Parses JSON bodies ourselves: the parsed object goes to validation and handlers, the raw text
+// stays on the request for byte-exact pass-through. Malformed JSON is a 400, never a 500.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { HttpError } from './errors.ts';
+
+export function registerJsonParser(app: FastifyInstance): void {
+  // text/plain is dropped too: a JSON API given form text should say "wrong content type", not
+  // fail later with a confusing schema message.
+  app.removeContentTypeParser(['application/json', 'text/plain']);
+  const parse = (request: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    request.rawBody = text;
+    if (text.trim() === '') {
+      done(null, undefined);
+      return;
+    }
+    try {
+      done(null, JSON.parse(text));
+    } catch (err) {
+      const detail = err instanceof Error ? err.message : 'parse error';
+      done(new HttpError(400, `Malformed JSON in request body: ${detail}`, { code: 'invalid_json' }));
+    }
+  };
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parse);
+  app.addContentTypeParser(/^application\/[\w.+-]+\+json$/, { parseAs: 'string' }, parse);
+}

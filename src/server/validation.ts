@@ -1,0 +1,91 @@
+// Request validation. Bodies are validated strictly (a number is not a string); query and path
+// values arrive as text and are coerced ("50" -> 50), so `limit=abc` fails as "must be integer".
+// Errors become one clear sentence naming the field, used by REST and MCP alike.
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { FastifyInstance, FastifySchema } from 'fastify';
+
+function newAjv(coerce: boolean): Ajv {
+  return new Ajv({
+    allErrors: false,
+    coerceTypes: coerce,
+    useDefaults: true,
+    removeAdditional: false,
+    strict: false,
+  });
+}
+
+const strictAjv = newAjv(false);
+const coercingAjv = newAjv(true);
+
+export function compileStrict(schema: object): ValidateFunction {
+  return strictAjv.compile(schema);
+}
+
+export function registerValidators(app: FastifyInstance): void {
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    const validate = (httpPart === 'body' ? strictAjv : coercingAjv).compile(schema as FastifySchema & object);
+    return validate;
+  });
+}
+
+export type ValidationPart = 'body' | 'querystring' | 'params' | 'headers' | 'arguments';
+
+const PART_LABEL: Record<ValidationPart, string> = {
+  body: 'body field',
+  querystring: 'query parameter',
+  params: 'path parameter',
+  headers: 'header',
+  arguments: 'argument',
+};
+
+interface ErrorLike {
+  instancePath?: string;
+  keyword: string;
+  params: Record<string, unknown>;
+  message?: string;
+}
+
+function fieldPath(instancePath: string, child?: string): string {
+  const parts = instancePath
+    .split('/')
+    .filter((p) => p !== '')
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (child !== undefined) parts.push(child);
+  return parts.reduce((acc, p) => (/^\d+$/.test(p) ? `${acc}[${p}]` : acc ? `${acc}.${p}` : p), '');
+}
+
+/** One human sentence and the offending field for the first validation error. */
+export function describeValidationError(
+  part: ValidationPart,
+  errors: ReadonlyArray<ErrorLike | ErrorObject>,
+): { message: string; param: string | null } {
+  const e = errors[0];
+  if (!e) return { message: 'Invalid request', param: null };
+  const label = PART_LABEL[part];
+  const p = e.params as Record<string, unknown>;
+  const path = e.instancePath ?? '';
+  switch (e.keyword) {
+    case 'required': {
+      const field = fieldPath(path, String(p.missingProperty));
+      return { message: `Missing required ${label} '${field}'`, param: field };
+    }
+    case 'additionalProperties': {
+      const field = fieldPath(path, String(p.additionalProperty));
+      return { message: `Unknown ${label} '${field}'`, param: field };
+    }
+    default:
+      break;
+  }
+  const field = fieldPath(path);
+  if (field === '') {
+    const what = part === 'body' ? 'Request body' : `The ${label}s`;
+    return { message: `${what} ${e.message ?? 'is invalid'}`, param: null };
+  }
+  let detail = e.message ?? 'is invalid';
+  if (e.keyword === 'enum' && Array.isArray(p.allowedValues)) {
+    detail = `must be one of: ${p.allowedValues.map(String).join(', ')}`;
+  } else if (e.keyword === 'maxLength') detail = `must be at most ${String(p.limit)} characters long`;
+  else if (e.keyword === 'minLength') detail = `must be at least ${String(p.limit)} characters long`;
+  else if (e.keyword === 'type') detail = `must be of type ${String(p.type)}`;
+  return { message: `Invalid ${label} '${field}': ${detail}`, param: field };
+}

@@ -1,0 +1,64 @@
+// Opens the database for the configured mode: SQLite in the data dir (embedded default) or
+// PostgreSQL when SWITCHYARD_DATABASE_URL is set. Nothing outside store/ knows which one it got.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { Config } from '../config.ts';
+import type { Database } from './schema.ts';
+
+export type Db = Kysely<Database>;
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface OpenedDb {
+  db: Db;
+  dialect: Dialect;
+  /** Human-readable location without credentials, for the startup log line. */
+  where: string;
+}
+
+// COUNT(*) and other int8 results arrive as strings from pg by default; our counts fit a double.
+pg.types.setTypeParser(20, (v: string) => Number.parseInt(v, 10));
+
+function quoteIdent(name: string): string {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`invalid schema name: ${name}`);
+  return `"${name}"`;
+}
+
+async function openPostgres(url: string, schema: string | null): Promise<OpenedDb> {
+  if (schema !== null) {
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
+    } finally {
+      await admin.end();
+    }
+  }
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    ...(schema !== null ? { options: `-c search_path=${quoteIdent(schema)}` } : {}),
+  });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const where = new URL(url);
+  return { db, dialect: 'postgres', where: `postgres://${where.host}${where.pathname}` };
+}
+
+function openSqlite(dataDir: string): OpenedDb {
+  mkdirSync(dataDir, { recursive: true });
+  const file = join(dataDir, 'switchyard.db');
+  const sqlite = new SQLite(file);
+  sqlite.pragma('journal_mode = WAL');
+  // The CLI may write while the server runs; wait for the lock instead of failing at once.
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('synchronous = NORMAL');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return { db, dialect: 'sqlite', where: file };
+}
+
+export async function openDb(config: Config): Promise<OpenedDb> {
+  if (config.databaseUrl !== null) return openPostgres(config.databaseUrl, config.pgSchema);
+  return openSqlite(config.dataDir);
+}

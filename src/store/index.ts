@@ -1,0 +1,57 @@
+// The stores as one bundle, opened and migrated for whichever dialect the config selects.
+import type { Config } from '../config.ts';
+import { type Db, type Dialect, openDb } from './db.ts';
+import { migrateToLatest } from './migrations/index.ts';
+import { createOrgKeyStore, type OrgKeyStore } from './org-keys.ts';
+import { createProjectStore, type ProjectStore } from './projects.ts';
+import { createProviderStore, type ProviderStore } from './providers.ts';
+import { createRequestLogStore, type RequestLogStore } from './request-logs.ts';
+import { createRoutingConfigStore, type RoutingConfigStore } from './routing-configs.ts';
+
+export interface Stores {
+  orgKeys: OrgKeyStore;
+  projects: ProjectStore;
+  providers: ProviderStore;
+  logs: RequestLogStore;
+  routingConfigs: RoutingConfigStore;
+}
+
+export interface StoreHandle {
+  db: Db;
+  dialect: Dialect;
+  where: string;
+  stores: Stores;
+  close(): Promise<void>;
+}
+
+export function createStores(db: Db): Stores {
+  return {
+    orgKeys: createOrgKeyStore(db),
+    projects: createProjectStore(db),
+    providers: createProviderStore(db),
+    logs: createRequestLogStore(db),
+    routingConfigs: createRoutingConfigStore(db),
+  };
+}
+
+/** Opens the database and brings the schema to the latest migration. */
+export async function openStore(config: Config): Promise<StoreHandle> {
+  const { db, dialect, where } = await openDb(config);
+  try {
+    await migrateToLatest(
+      db as unknown as Parameters<typeof migrateToLatest>[0],
+      dialect === 'postgres' && config.pgSchema !== null ? config.pgSchema : undefined,
+    );
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
+  return { db, dialect, where, stores: createStores(db), close: () => db.destroy() };
+}
+
+/** Unique-constraint violation on either dialect. */
+export function isUniqueViolation(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const code = (err as { code?: unknown }).code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}

@@ -1,0 +1,28 @@
+// The single migration list for both dialects. Later issues append one import and one entry.
+import { type Kysely, type Migration, type MigrationResultSet, Migrator } from 'kysely';
+import * as m001 from './001_initial.ts';
+import * as m020 from './020_routing_configs.ts';
+
+const MIGRATIONS: Record<string, Migration> = {
+  '001_initial': m001,
+  '020_routing_configs': m020,
+};
+
+/**
+ * `schema` pins kysely's own bookkeeping tables to a PostgreSQL schema: its existence check looks
+ * across all schemas, so without it a sibling schema's tables would be mistaken for ours.
+ */
+export async function migrateToLatest(db: Kysely<unknown>, schema?: string): Promise<MigrationResultSet> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => MIGRATIONS },
+    ...(schema !== undefined ? { migrationTableSchema: schema } : {}),
+  });
+  const result = await migrator.migrateToLatest();
+  if (result.error) {
+    const failed = result.results?.find((r) => r.status === 'Error');
+    const reason = result.error instanceof Error ? result.error.message : String(result.error);
+    throw new Error(`migration ${failed?.migrationName ?? '?'} failed: ${reason}`);
+  }
+  return result;
+}

@@ -1,0 +1,179 @@
+// Organizations and gateway API keys (hashed). The principal cache reads `findByHash` once per
+// unknown key and `changedSince` on its refresh tick; nothing on the hot path awaits this store.
+
+import { nowIso } from '../util/time.ts';
+import type { Db } from './db.ts';
+import type { ApiKeysTable } from './schema.ts';
+
+export interface Org {
+  id: string;
+  name: string;
+  createdAt: string;
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  orgId: string;
+  projectId: string | null;
+  name: string;
+  prefix: string;
+  createdAt: string;
+  updatedAt: string;
+  revokedAt: string | null;
+}
+
+/** What authentication needs: the record plus its hash. */
+export interface ApiKeyAuthRow extends ApiKeyRecord {
+  keyHash: string;
+}
+
+export interface NewApiKey {
+  id: string;
+  orgId: string;
+  projectId: string | null;
+  name: string;
+  keyHash: string;
+  prefix: string;
+}
+
+export interface KeyListOptions {
+  afterId?: string;
+  /** Rows to fetch; callers pass page size + 1 to learn whether more exist. */
+  limit: number;
+  projectId?: string;
+  includeRevoked?: boolean;
+}
+
+export interface OrgKeyStore {
+  createOrg(org: { id: string; name: string }): Promise<Org>;
+  firstOrg(): Promise<Org | undefined>;
+  getMeta(key: string): Promise<string | undefined>;
+  setMeta(key: string, value: string): Promise<void>;
+  createKey(key: NewApiKey): Promise<ApiKeyRecord>;
+  getKey(orgId: string, id: string): Promise<ApiKeyRecord | undefined>;
+  findByHash(keyHash: string): Promise<ApiKeyAuthRow | undefined>;
+  /** Rows whose updated_at >= sinceIso (inclusive, so a write in the same millisecond is not missed). */
+  changedSince(sinceIso: string): Promise<ApiKeyAuthRow[]>;
+  listKeys(orgId: string, opts: KeyListOptions): Promise<ApiKeyRecord[]>;
+  revokeKey(orgId: string, id: string): Promise<ApiKeyRecord | undefined>;
+  /** Revokes every active key scoped to the project; returns how many were revoked. */
+  revokeProjectKeys(orgId: string, projectId: string): Promise<number>;
+}
+
+function toAuthRow(r: ApiKeysTable): ApiKeyAuthRow {
+  return {
+    id: r.id,
+    orgId: r.org_id,
+    projectId: r.project_id,
+    name: r.name,
+    prefix: r.prefix,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    revokedAt: r.revoked_at,
+    keyHash: r.key_hash,
+  };
+}
+
+function toRecord(r: ApiKeysTable): ApiKeyRecord {
+  const { keyHash: _omit, ...rest } = toAuthRow(r);
+  return rest;
+}
+
+export function createOrgKeyStore(db: Db): OrgKeyStore {
+  return {
+    async createOrg(org) {
+      const createdAt = nowIso();
+      await db.insertInto('orgs').values({ id: org.id, name: org.name, created_at: createdAt }).execute();
+      return { ...org, createdAt };
+    },
+    async firstOrg() {
+      const r = await db.selectFrom('orgs').selectAll().orderBy('id').limit(1).executeTakeFirst();
+      return r ? { id: r.id, name: r.name, createdAt: r.created_at } : undefined;
+    },
+    async getMeta(key) {
+      const r = await db.selectFrom('switchyard_meta').select('value').where('key', '=', key).executeTakeFirst();
+      return r?.value;
+    },
+    async setMeta(key, value) {
+      await db
+        .insertInto('switchyard_meta')
+        .values({ key, value })
+        .onConflict((oc) => oc.column('key').doUpdateSet({ value }))
+        .execute();
+    },
+    async createKey(k) {
+      const now = nowIso();
+      const row: ApiKeysTable = {
+        id: k.id,
+        org_id: k.orgId,
+        project_id: k.projectId,
+        name: k.name,
+        key_hash: k.keyHash,
+        prefix: k.prefix,
+        created_at: now,
+        updated_at: now,
+        revoked_at: null,
+      };
+      await db.insertInto('api_keys').values(row).execute();
+      return toRecord(row);
+    },
+    async getKey(orgId, id) {
+      const r = await db
+        .selectFrom('api_keys')
+        .selectAll()
+        .where('org_id', '=', orgId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return r ? toRecord(r) : undefined;
+    },
+    async findByHash(keyHash) {
+      const r = await db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
+      return r ? toAuthRow(r) : undefined;
+    },
+    async changedSince(sinceIso) {
+      const rows = await db
+        .selectFrom('api_keys')
+        .selectAll()
+        .where('updated_at', '>=', sinceIso)
+        .orderBy('updated_at')
+        .execute();
+      return rows.map(toAuthRow);
+    },
+    async listKeys(orgId, opts) {
+      let q = db.selectFrom('api_keys').selectAll().where('org_id', '=', orgId);
+      if (opts.afterId !== undefined) q = q.where('id', '>', opts.afterId);
+      if (opts.projectId !== undefined) q = q.where('project_id', '=', opts.projectId);
+      if (!opts.includeRevoked) q = q.where('revoked_at', 'is', null);
+      const rows = await q.orderBy('id').limit(opts.limit).execute();
+      return rows.map(toRecord);
+    },
+    async revokeKey(orgId, id) {
+      const now = nowIso();
+      await db
+        .updateTable('api_keys')
+        .set({ revoked_at: now, updated_at: now })
+        .where('org_id', '=', orgId)
+        .where('id', '=', id)
+        .where('revoked_at', 'is', null)
+        .execute();
+      const r = await db
+        .selectFrom('api_keys')
+        .selectAll()
+        .where('org_id', '=', orgId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return r ? toRecord(r) : undefined;
+    },
+    async revokeProjectKeys(orgId, projectId) {
+      const now = nowIso();
+      const res = await db
+        .updateTable('api_keys')
+        .set({ revoked_at: now, updated_at: now })
+        .where('org_id', '=', orgId)
+        .where('project_id', '=', projectId)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      return Number(res.numUpdatedRows);
+    },
+  };
+}

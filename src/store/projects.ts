@@ -1,0 +1,147 @@
+// Projects. Deletion is soft: the row stays (history remains queryable) with deleted_at set.
+
+import { fromJsonText, isRecord } from '../util/json.ts';
+import { nowIso } from '../util/time.ts';
+import type { Db } from './db.ts';
+import type { ProjectsTable } from './schema.ts';
+
+export interface ProjectRecord {
+  id: string;
+  orgId: string;
+  name: string;
+  slug: string;
+  description: string | null;
+  settings: Record<string, unknown>;
+  createdAt: string;
+  updatedAt: string;
+  deletedAt: string | null;
+}
+
+export interface NewProject {
+  id: string;
+  orgId: string;
+  name: string;
+  slug: string;
+  description: string | null;
+  settings: Record<string, unknown>;
+}
+
+export interface ProjectPatch {
+  name?: string;
+  description?: string | null;
+  settings?: Record<string, unknown>;
+}
+
+export interface ProjectListOptions {
+  afterId?: string;
+  limit: number;
+  includeDeleted?: boolean;
+}
+
+export interface ProjectStore {
+  /** Fails with a unique violation when (org, slug) is taken; callers retry with another slug. */
+  create(p: NewProject): Promise<ProjectRecord>;
+  get(orgId: string, id: string): Promise<ProjectRecord | undefined>;
+  list(orgId: string, opts: ProjectListOptions): Promise<ProjectRecord[]>;
+  /** Every slug in the org that starts with `base` (deleted rows included: slugs are never reused). */
+  slugsLike(orgId: string, base: string): Promise<string[]>;
+  update(orgId: string, id: string, patch: ProjectPatch): Promise<ProjectRecord | undefined>;
+  softDelete(orgId: string, id: string): Promise<ProjectRecord | undefined>;
+  changedSince(sinceIso: string): Promise<ProjectRecord[]>;
+}
+
+function toRecord(r: ProjectsTable): ProjectRecord {
+  const settings = fromJsonText(r.settings);
+  return {
+    id: r.id,
+    orgId: r.org_id,
+    name: r.name,
+    slug: r.slug,
+    description: r.description,
+    settings: isRecord(settings) ? settings : {},
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    deletedAt: r.deleted_at,
+  };
+}
+
+function escapeLike(s: string): string {
+  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+export function createProjectStore(db: Db): ProjectStore {
+  async function get(orgId: string, id: string): Promise<ProjectRecord | undefined> {
+    const r = await db
+      .selectFrom('projects')
+      .selectAll()
+      .where('org_id', '=', orgId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return r ? toRecord(r) : undefined;
+  }
+
+  return {
+    async create(p) {
+      const now = nowIso();
+      const row: ProjectsTable = {
+        id: p.id,
+        org_id: p.orgId,
+        name: p.name,
+        slug: p.slug,
+        description: p.description,
+        settings: JSON.stringify(p.settings),
+        created_at: now,
+        updated_at: now,
+        deleted_at: null,
+      };
+      await db.insertInto('projects').values(row).execute();
+      return toRecord(row);
+    },
+    get,
+    async list(orgId, opts) {
+      let q = db.selectFrom('projects').selectAll().where('org_id', '=', orgId);
+      if (opts.afterId !== undefined) q = q.where('id', '>', opts.afterId);
+      if (!opts.includeDeleted) q = q.where('deleted_at', 'is', null);
+      const rows = await q.orderBy('id').limit(opts.limit).execute();
+      return rows.map(toRecord);
+    },
+    async slugsLike(orgId, base) {
+      const rows = await db
+        .selectFrom('projects')
+        .select('slug')
+        .where('org_id', '=', orgId)
+        .where((eb) => eb('slug', 'like', `${escapeLike(base)}%`))
+        .execute();
+      return rows.map((r) => r.slug);
+    },
+    async update(orgId, id, patch) {
+      const set: Partial<ProjectsTable> = { updated_at: nowIso() };
+      if (patch.name !== undefined) set.name = patch.name;
+      if (patch.description !== undefined) set.description = patch.description;
+      if (patch.settings !== undefined) set.settings = JSON.stringify(patch.settings);
+      await db
+        .updateTable('projects')
+        .set(set)
+        .where('org_id', '=', orgId)
+        .where('id', '=', id)
+        .where('deleted_at', 'is', null)
+        .execute();
+      return get(orgId, id);
+    },
+    async softDelete(orgId, id) {
+      const now = nowIso();
+      await db
+        .updateTable('projects')
+        .set({ deleted_at: now, updated_at: now })
+        .where('org_id', '=', orgId)
+        .where('id', '=', id)
+        .where('deleted_at', 'is', null)
+        .execute();
+      return get(orgId, id);
+    },
+    async changedSince(sinceIso) {
+      const rows = await db.selectFrom('projects').selectAll().where('updated_at', '>=', sinceIso).execute();
+      return rows.map(toRecord);
+    },
+  };
+}

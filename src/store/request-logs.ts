@@ -1,0 +1,201 @@
+// Request log rows (written behind the response in batches by src/logs/writer.ts).
+
+import { fromJsonText, toJsonText } from '../util/json.ts';
+import type { Db } from './db.ts';
+import type { RequestLogsTable } from './schema.ts';
+
+export interface RequestLogRow {
+  /** The request id, `req_<ulid>`. */
+  id: string;
+  requestType: string;
+  orgId: string;
+  projectId: string | null;
+  apiKeyId: string | null;
+  endUser: string | null;
+  tags: Record<string, string> | null;
+  traceId: string | null;
+  conversationId: string | null;
+  modelRequested: string | null;
+  modelUsed: string | null;
+  provider: string | null;
+  credentialId: string | null;
+  statusCode: number;
+  latencyMs: number;
+  ttfbMs: number | null;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheCreationTokens: number;
+  costUsd: number | null;
+  error: unknown;
+  decisionTrace: unknown;
+  /** Null when the project's retention settings say not to keep bodies. */
+  requestBody: string | null;
+  responseBody: string | null;
+  createdAt: string;
+}
+
+export interface LogFilters {
+  orgId: string;
+  projectId?: string;
+  start?: string;
+  end?: string;
+  statusClass?: '2xx' | '4xx' | '5xx';
+  model?: string;
+  provider?: string;
+  endUser?: string;
+  minLatencyMs?: number;
+  /** Every pair must be present in the row's tags. */
+  tags?: Record<string, string>;
+}
+
+export interface LatencySample {
+  credentialId: string;
+  statusCode: number;
+  latencyMs: number;
+  createdAt: string;
+}
+
+export interface RequestLogStore {
+  insertMany(rows: RequestLogRow[]): Promise<void>;
+  get(orgId: string, id: string): Promise<RequestLogRow | undefined>;
+  /** Newest first; `beforeId` is the cursor (the last id of the previous page). */
+  list(filters: LogFilters, page: { beforeId?: string; limit: number }): Promise<RequestLogRow[]>;
+  latencySamples(credentialIds: string[], sinceIso: string): Promise<LatencySample[]>;
+}
+
+function toTable(r: RequestLogRow): RequestLogsTable {
+  return {
+    id: r.id,
+    request_type: r.requestType,
+    org_id: r.orgId,
+    project_id: r.projectId,
+    api_key_id: r.apiKeyId,
+    end_user: r.endUser,
+    tags: toJsonText(r.tags),
+    trace_id: r.traceId,
+    conversation_id: r.conversationId,
+    model_requested: r.modelRequested,
+    model_used: r.modelUsed,
+    provider: r.provider,
+    credential_id: r.credentialId,
+    status_code: r.statusCode,
+    latency_ms: Math.round(r.latencyMs),
+    ttfb_ms: r.ttfbMs === null ? null : Math.round(r.ttfbMs),
+    input_tokens: r.inputTokens,
+    output_tokens: r.outputTokens,
+    cache_read_tokens: r.cacheReadTokens,
+    cache_creation_tokens: r.cacheCreationTokens,
+    cost_usd: r.costUsd,
+    error: toJsonText(r.error),
+    decision_trace: toJsonText(r.decisionTrace),
+    request_body: r.requestBody,
+    response_body: r.responseBody,
+    created_at: r.createdAt,
+  };
+}
+
+function fromTable(t: RequestLogsTable): RequestLogRow {
+  const tags = fromJsonText(t.tags);
+  return {
+    id: t.id,
+    requestType: t.request_type,
+    orgId: t.org_id,
+    projectId: t.project_id,
+    apiKeyId: t.api_key_id,
+    endUser: t.end_user,
+    tags: tags === null ? null : (tags as Record<string, string>),
+    traceId: t.trace_id,
+    conversationId: t.conversation_id,
+    modelRequested: t.model_requested,
+    modelUsed: t.model_used,
+    provider: t.provider,
+    credentialId: t.credential_id,
+    statusCode: Number(t.status_code),
+    latencyMs: Number(t.latency_ms),
+    ttfbMs: t.ttfb_ms === null ? null : Number(t.ttfb_ms),
+    inputTokens: Number(t.input_tokens),
+    outputTokens: Number(t.output_tokens),
+    cacheReadTokens: Number(t.cache_read_tokens),
+    cacheCreationTokens: Number(t.cache_creation_tokens),
+    costUsd: t.cost_usd === null ? null : Number(t.cost_usd),
+    error: fromJsonText(t.error),
+    decisionTrace: fromJsonText(t.decision_trace),
+    requestBody: t.request_body,
+    responseBody: t.response_body,
+    createdAt: t.created_at,
+  };
+}
+
+const STATUS_RANGES = { '2xx': [200, 299], '4xx': [400, 499], '5xx': [500, 599] } as const;
+
+function escapeLike(s: string): string {
+  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+// Both dialects cap bound parameters per statement; 26 columns x 200 rows stays well under them.
+const INSERT_CHUNK = 200;
+
+export function createRequestLogStore(db: Db): RequestLogStore {
+  return {
+    async insertMany(rows) {
+      for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+        const chunk = rows.slice(i, i + INSERT_CHUNK).map(toTable);
+        await db
+          .insertInto('request_logs')
+          .values(chunk)
+          .onConflict((oc) => oc.column('id').doNothing())
+          .execute();
+      }
+    },
+    async get(orgId, id) {
+      const r = await db
+        .selectFrom('request_logs')
+        .selectAll()
+        .where('org_id', '=', orgId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return r ? fromTable(r) : undefined;
+    },
+    async list(f, page) {
+      let q = db.selectFrom('request_logs').selectAll().where('org_id', '=', f.orgId);
+      if (page.beforeId !== undefined) q = q.where('id', '<', page.beforeId);
+      if (f.projectId !== undefined) q = q.where('project_id', '=', f.projectId);
+      if (f.start !== undefined) q = q.where('created_at', '>=', f.start);
+      if (f.end !== undefined) q = q.where('created_at', '<', f.end);
+      if (f.statusClass !== undefined) {
+        const [lo, hi] = STATUS_RANGES[f.statusClass];
+        q = q.where('status_code', '>=', lo).where('status_code', '<=', hi);
+      }
+      if (f.model !== undefined) {
+        const m = f.model;
+        q = q.where((eb) => eb.or([eb('model_used', '=', m), eb('model_requested', '=', m)]));
+      }
+      if (f.provider !== undefined) q = q.where('provider', '=', f.provider);
+      if (f.endUser !== undefined) q = q.where('end_user', '=', f.endUser);
+      if (f.minLatencyMs !== undefined) q = q.where('latency_ms', '>=', f.minLatencyMs);
+      for (const [k, v] of Object.entries(f.tags ?? {})) {
+        // Tags are written with JSON.stringify, so a pair always appears as this exact fragment.
+        const fragment = `${JSON.stringify(k)}:${JSON.stringify(v)}`;
+        q = q.where((eb) => eb('tags', 'like', `%${escapeLike(fragment)}%`));
+      }
+      const rows = await q.orderBy('id', 'desc').limit(page.limit).execute();
+      return rows.map(fromTable);
+    },
+    async latencySamples(credentialIds, sinceIso) {
+      if (credentialIds.length === 0) return [];
+      const rows = await db
+        .selectFrom('request_logs')
+        .select(['credential_id', 'status_code', 'latency_ms', 'created_at'])
+        .where('credential_id', 'in', credentialIds)
+        .where('created_at', '>=', sinceIso)
+        .execute();
+      return rows.map((r) => ({
+        credentialId: r.credential_id ?? '',
+        statusCode: Number(r.status_code),
+        latencyMs: Number(r.latency_ms),
+        createdAt: r.created_at,
+      }));
+    },
+  };
+}

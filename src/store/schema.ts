@@ -1,0 +1,90 @@
+// Table shapes as kysely sees them. Timestamps are ISO-8601 text; JSON is text (both dialects).
+export interface MetaTable {
+  key: string;
+  value: string;
+}
+
+export interface OrgsTable {
+  id: string;
+  name: string;
+  created_at: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  org_id: string;
+  project_id: string | null;
+  name: string;
+  key_hash: string;
+  prefix: string;
+  created_at: string;
+  updated_at: string;
+  revoked_at: string | null;
+}
+
+export interface ProjectsTable {
+  id: string;
+  org_id: string;
+  name: string;
+  slug: string;
+  description: string | null;
+  settings: string;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+}
+
+export interface ProviderCredentialsTable {
+  id: string;
+  org_id: string;
+  /** The vendor string exactly as the caller sent it (an alias stays an alias). */
+  vendor: string;
+  /** Canonical vendor id. */
+  vendor_id: string;
+  name: string;
+  base_url: string | null;
+  key_ciphertext: string;
+  status: string;
+  verified_at: string | null;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+}
+
+export interface RequestLogsTable {
+  id: string;
+  request_type: string;
+  org_id: string;
+  project_id: string | null;
+  api_key_id: string | null;
+  end_user: string | null;
+  tags: string | null;
+  trace_id: string | null;
+  conversation_id: string | null;
+  model_requested: string | null;
+  model_used: string | null;
+  provider: string | null;
+  credential_id: string | null;
+  status_code: number;
+  latency_ms: number;
+  ttfb_ms: number | null;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_creation_tokens: number;
+  cost_usd: number | null;
+  error: string | null;
+  decision_trace: string | null;
+  request_body: string | null;
+  response_body: string | null;
+  created_at: string;
+}
+
+export interface Database {
+  switchyard_meta: MetaTable;
+  orgs: OrgsTable;
+  api_keys: ApiKeysTable;
+  projects: ProjectsTable;
+  provider_credentials: ProviderCredentialsTable;
+  request_logs: RequestLogsTable;
+}
