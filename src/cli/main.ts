@@ -1,4 +1,5 @@
 // `switchyard <command>`. Each command lives in its own file; adding one is one line in COMMANDS.
+import { fakeUpstreamCommand } from './fake-upstream.ts';
 import { keysCommand } from './keys.ts';
 import { mcpCommand } from './mcp-stdio.ts';
 import { migrateCommand } from './migrate.ts';
@@ -17,6 +18,10 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   openapi: {
     run: openapiCommand,
     help: 'openapi [--write]           print (or write) openapi.yaml and mcp-tools.json',
+  },
+  'fake-upstream': {
+    run: fakeUpstreamCommand,
+    help: 'fake-upstream --port <p>    serve the seven vendors emulated (tests, demo, bench)',
   },
   mcp: { run: mcpCommand, help: 'mcp [--key <api key>]       serve the management tools over MCP stdio' },
 };

@@ -1,7 +1,8 @@
 // Registers both proxy families and binds them to the gateway's in-memory services. The proxy sees
 // only the narrow ProxyDeps interface (src/proxy/deps.ts).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { ProxyDeps, ProxyLogRow } from '../proxy/deps.ts';
+import type { ProxyLogRow } from '../proxy/deps.ts';
+import type { RoutedProxyDeps } from '../routing/chat-route.ts';
 import type { Services } from '../services.ts';
 import type { RequestLogRow } from '../store/request-logs.ts';
 import { alphaRoutes, type ProxyRequestInfo } from './alpha/routes.ts';
@@ -43,8 +44,14 @@ export function toStoreRow(r: ProxyLogRow): RequestLogRow {
   };
 }
 
-export function proxyDeps(svc: Services): ProxyDeps {
+export function proxyDeps(svc: Services): RoutedProxyDeps {
   return {
+    routing: {
+      config: (orgId, slug) => svc.routing.configs.get(orgId, slug),
+      credentialById: (orgId, id) => svc.credentials.get(orgId, id),
+      credentialFor: (orgId, vendor) => svc.credentials.resolve(orgId, vendor),
+      health: svc.routing.health,
+    },
     resolveCredential: (orgId, vendor) => svc.credentials.resolve(orgId, vendor),
     // Serializing bodies and queueing the row happen after the response is on its way.
     log: (row) => setImmediate(() => svc.logs.enqueue(toStoreRow(row))),

@@ -72,13 +72,14 @@ export function isPassthrough(family: Family, adapter: ChatAdapter): boolean {
 
 export async function attemptChat(call: ChatCall, target: ChatTarget, signal: AbortSignal): Promise<AttemptOutcome> {
   const adapter = chatAdapterFor(target.vendor, target.model);
+  const passthrough = isPassthrough(call.family, adapter);
   const t: Target = {
     vendor: target.vendor,
     model: target.model,
     credential: target.credential,
-    headers: call.upstreamHeaders,
+    // Family headers (anthropic-version/-beta) only mean something to the family's native wire.
+    headers: passthrough ? call.upstreamHeaders : undefined,
   };
-  const passthrough = isPassthrough(call.family, adapter);
   const started = performance.now();
   try {
     const spec = passthrough

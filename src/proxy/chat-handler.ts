@@ -7,11 +7,13 @@ import { InvalidRequestError } from '../families/shared/invalid.ts';
 import type { SvcExtensions } from '../families/shared/svc.ts';
 import type { ChatRequest, Usage } from '../ir/types.ts';
 import { computeCost, formatCostHeader } from '../providers/catalog/cost.ts';
-import { type AttemptOutcome, attemptChat, type ChatCall, type ChatTarget, type Family } from './chat-attempt.ts';
+import { type RoutedProxyDeps, routeChat, type Served } from '../routing/chat-route.ts';
+import type { ConfigRef } from '../routing/trace.ts';
+import type { ChatCall, Family } from './chat-attempt.ts';
 import type { Principal, ProxyDeps, ProxyLogRow } from './deps.ts';
 import { errorBody, fromUpstream, type GatewayError } from './errors.ts';
 import { readSvcHeaders, type SvcHeaders } from './request-headers.ts';
-import { GatewayFailure, resolveDirectTarget } from './resolve-target.ts';
+import { GatewayFailure } from './resolve-target.ts';
 
 export interface ChatContext {
   family: Family;
@@ -21,41 +23,62 @@ export interface ChatContext {
   headers: import('node:http').IncomingHttpHeaders;
   /** Aborted when the caller goes away. */
   signal: AbortSignal;
+  /** `POST /alpha/v1/dry-run`: always answer with the routing decision. */
+  dryRun?: boolean;
 }
 
 interface Prepared {
   call: ChatCall;
   svc: SvcExtensions;
   hdr: SvcHeaders;
-  target: ChatTarget;
   modelRequested: string;
+  config: ConfigRef | null;
 }
 
 const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
 
-export async function handleChat(ctx: ChatContext, reply: FastifyReply, deps: ProxyDeps): Promise<void> {
+export async function handleChat(ctx: ChatContext, reply: FastifyReply, deps: RoutedProxyDeps): Promise<void> {
   const started = performance.now();
   const createdAt = Date.now();
   let prepared: Prepared;
+  let execute: () => Promise<Served>;
   try {
-    prepared = prepare(ctx, deps);
+    prepared = prepare(ctx);
+    const step = routeChat(
+      {
+        family: ctx.family,
+        principal: ctx.principal,
+        call: prepared.call,
+        svc: prepared.svc,
+        hdr: prepared.hdr,
+        headers: ctx.headers,
+        dryRun: ctx.dryRun === true || prepared.hdr.dryRun,
+        signal: ctx.signal,
+      },
+      deps,
+    );
+    if (step.kind === 'dry_run') {
+      // No upstream call and no log row: a dry run changes nothing and costs nothing.
+      reply.header('x-svc-request-id', ctx.requestId).code(200).send(step.envelope);
+      return;
+    }
+    prepared.config = step.config;
+    execute = step.execute;
   } catch (err) {
     const e = asGatewayError(err);
     sendError(reply, ctx.family, e);
     deps.log(baseRow(ctx, createdAt, started, { status: e.status, error: e, modelRequested: modelOf(ctx.body) }));
     return;
   }
-  const { call, target } = prepared;
-  const outcome = await attemptChat(call, target, ctx.signal);
-  await respond(ctx, reply, deps, prepared, outcome, started, createdAt);
+  const served = await execute();
+  await respond(ctx, reply, deps, prepared, served, started, createdAt);
 }
 
-function prepare(ctx: ChatContext, deps: ProxyDeps): Prepared {
+function prepare(ctx: ChatContext): Prepared {
   const decoded = ctx.family === 'alpha' ? decodeAlphaChat(ctx.body) : decodeBetaMessages(ctx.body);
   const hdr = readSvcHeaders(ctx.headers);
   const ir: ChatRequest = decoded.ir;
   const modelRequested = ir.model;
-  const target = resolveDirectTarget(ir.model, ctx.principal, hdr, deps);
   if (hdr.userId) ir.params.user = hdr.userId;
   const body = ctx.body as Record<string, unknown>;
   const call: ChatCall = {
@@ -73,7 +96,7 @@ function prepare(ctx: ChatContext, deps: ProxyDeps): Prepared {
     svc: decoded.svc,
     hdr,
     modelRequested,
-    target,
+    config: null,
   };
 }
 
@@ -89,41 +112,58 @@ async function respond(
   reply: FastifyReply,
   deps: ProxyDeps,
   p: Prepared,
-  outcome: AttemptOutcome,
+  served: Served,
   started: number,
   createdAt: number,
 ): Promise<void> {
-  const { target } = p;
-  const common = {
-    'x-svc-model-used': target.model,
-    'x-svc-provider-used': target.vendorAsSent,
-    'x-svc-provider': target.vendorAsSent,
-    'x-svc-cache': 'MISS',
-  };
+  const { target, outcome } = served;
+  const common: Record<string, string> = { 'x-svc-cache': 'MISS' };
+  if (target) {
+    common['x-svc-model-used'] = target.model;
+    common['x-svc-provider-used'] = target.vendorAsSent;
+    common['x-svc-provider'] = target.vendorAsSent;
+  }
+  if (p.config) {
+    common['x-svc-config'] = p.config.slug;
+    common['x-svc-config-version'] = String(p.config.version);
+  }
   const rowBase = {
     modelRequested: p.modelRequested,
-    modelUsed: target.model,
-    provider: target.vendorAsSent,
-    credentialId: target.credentialId ?? null,
+    modelUsed: target?.model ?? null,
+    provider: target?.vendorAsSent ?? null,
+    credentialId: target?.credentialId ?? null,
+    trace: served.trace,
   };
-  if (!outcome.ok) {
-    const e = fromUpstream(outcome.error);
+  if (!outcome.ok || !target) {
+    const e = outcome.ok
+      ? { status: 503, message: 'no candidate answered', code: 'no_eligible_candidate' }
+      : fromUpstream(outcome.error);
     reply.headers(common);
     sendError(reply, ctx.family, e);
+    const error = outcome.ok ? e : outcome.error;
     deps.log(
-      baseRow(ctx, createdAt, started, { ...rowBase, status: e.status, error: outcome.error }, p, deps, undefined),
+      baseRow(
+        ctx,
+        createdAt,
+        started,
+        { ...rowBase, status: e.status, error, costUsd: served.otherCostUsd },
+        p,
+        deps,
+        undefined,
+      ),
     );
     return;
   }
   if (outcome.kind === 'json') {
-    const cost = computeCost(target.vendor, target.model, outcome.usage);
+    const own = computeCost(target.vendor, target.model, outcome.usage);
+    const cost = { ...own, costUsd: Math.round((own.costUsd + served.otherCostUsd) * 1e9) / 1e9 };
     const latency = performance.now() - started;
     reply.headers({
       ...common,
       'x-svc-cost-usd': formatCostHeader(cost.costUsd),
       'x-svc-latency-ms': latency.toFixed(2),
     });
-    reply.code(200).send(outcome.body);
+    reply.code(200).send(p.svc.trace ? { ...outcome.body, 'svc:trace': served.trace } : outcome.body);
     deps.log(
       baseRow(
         ctx,
@@ -172,7 +212,8 @@ async function respond(
     },
     ctx.signal,
   );
-  const cost = computeCost(target.vendor, target.model, summary.usage);
+  const own = computeCost(target.vendor, target.model, summary.usage);
+  const cost = { ...own, costUsd: Math.round((own.costUsd + served.otherCostUsd) * 1e9) / 1e9 };
   if (!raw.destroyed) {
     raw.addTrailers({ 'x-svc-cost-usd': formatCostHeader(cost.costUsd) });
     raw.end();
@@ -207,6 +248,7 @@ interface RowParts {
   usage?: Usage;
   costUsd?: number;
   error?: unknown;
+  trace?: unknown;
 }
 
 function baseRow(
@@ -244,7 +286,7 @@ function baseRow(
     cacheCreationTokens: r.usage?.cacheWrite ?? 0,
     costUsd: r.costUsd ?? 0,
     error: r.error ?? null,
-    trace: null,
+    trace: r.trace ?? null,
     requestBody: bodies ? ctx.body : null,
     responseBody: bodies ? (responseBody ?? null) : null,
     createdAt,

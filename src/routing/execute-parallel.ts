@@ -45,14 +45,15 @@ export async function runParallel(d: Decision, exec: Executor, signal: AbortSign
     }
     return s.r.record;
   });
-  if (winner) return { outcome: winner.r.outcome, step: winner.step, attempts: records };
+  const indexOf = (s: Settled): number => d.attempts.indexOf(s.step);
+  if (winner) return { outcome: winner.r.outcome, step: winner.step, attempts: records, servedIndex: indexOf(winner) };
   const ok = settled.filter((s) => s.r.outcome.ok);
   if (ok.length === 0) {
     const lastFailure = settled[settled.length - 1];
-    return { outcome: lastFailure.r.outcome, step: lastFailure.step, attempts: records };
+    return { outcome: lastFailure.r.outcome, step: lastFailure.step, attempts: records, servedIndex: indexOf(lastFailure) };
   }
   const chosen = await judgeChoice(d, exec, ok, signal);
-  return { outcome: chosen.r.outcome, step: chosen.step, attempts: records };
+  return { outcome: chosen.r.outcome, step: chosen.step, attempts: records, servedIndex: indexOf(chosen) };
 }
 
 function textOf(o: AttemptOutcome): string {

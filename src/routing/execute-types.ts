@@ -18,6 +18,8 @@ export interface AttemptRecord {
   cost_usd: number;
   /** Judge score (cascade with a judge). */
   score?: number;
+  /** This attempt's answer is the one returned. */
+  served?: boolean;
 }
 
 export interface Executor {
@@ -36,4 +38,6 @@ export interface ExecutionResult {
   /** The attempt whose outcome is returned (undefined when the plan had no attempt). */
   step?: PlannedAttempt;
   attempts: AttemptRecord[];
+  /** Index in `attempts` of the record whose outcome is returned. */
+  servedIndex?: number;
 }

@@ -43,13 +43,13 @@ async function runSequential(d: Decision, exec: Executor, signal: AbortSignal): 
     const more = i < d.attempts.length - 1;
     if (!more || !shouldRetry(d.retry, r.outcome.error)) break;
   }
-  return { outcome: last!.outcome, step: last!.step, attempts };
+  return { outcome: last!.outcome, step: last!.step, attempts, servedIndex: attempts.length - 1 };
 }
 
 async function runCascade(d: Decision, exec: Executor, opts: ExecuteOptions): Promise<ExecutionResult> {
   const attempts: AttemptRecord[] = [];
   // The best answer so far: when every later step fails, a rejected answer beats an error.
-  let fallback: { outcome: JsonOutcome; step: PlannedAttempt } | undefined;
+  let fallback: { outcome: JsonOutcome; step: PlannedAttempt; index: number } | undefined;
   let last: { outcome: AttemptOutcome; step: PlannedAttempt } | undefined;
   for (const [i, step] of d.attempts.entries()) {
     const isLast = i === d.attempts.length - 1;
@@ -66,10 +66,12 @@ async function runCascade(d: Decision, exec: Executor, opts: ExecuteOptions): Pr
     if (!reason) break;
     r.record.outcome = 'rejected';
     r.record.reason = reason;
-    fallback = { outcome: r.outcome, step };
+    fallback = { outcome: r.outcome, step, index: attempts.length - 1 };
   }
-  if (last && !last.outcome.ok && fallback) return { outcome: fallback.outcome, step: fallback.step, attempts };
-  return { outcome: last!.outcome, step: last!.step, attempts };
+  if (last && !last.outcome.ok && fallback) {
+    return { outcome: fallback.outcome, step: fallback.step, attempts, servedIndex: fallback.index };
+  }
+  return { outcome: last!.outcome, step: last!.step, attempts, servedIndex: attempts.length - 1 };
 }
 
 async function rejection(

@@ -4,19 +4,19 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { api, type ProxyEnv, startProxyEnv } from '../helpers/proxy-env.ts';
+import { api, type RoutingEnv, startRoutingEnv } from './env.ts';
 
 type Json = Record<string, unknown>;
 
 describe('routing config management', () => {
-  let env: ProxyEnv;
+  let env: RoutingEnv;
   before(async () => {
-    env = await startProxyEnv();
+    env = await startRoutingEnv();
   });
   after(async () => env?.close());
 
   it('runs the version life cycle', async () => {
-    const created = await api(env.gw, 'POST', '/manage/v1/routing-configs', {
+    const created = await api(env, 'POST', '/manage/v1/routing-configs', {
       name: 'Life cycle',
       slug: 'life',
       strategy: 'fallback',
@@ -25,10 +25,10 @@ describe('routing config management', () => {
     assert.equal(created.status, 201, JSON.stringify(created.json));
     const c = created.json as Json;
     assert.deepEqual([c.version, c.model, c.strategy], [1, '@life', 'fallback']);
-    const p1 = await api(env.gw, 'PATCH', `/manage/v1/routing-configs/${c.id}`, { config: { models: ['openai/gpt-4o'] } });
-    const p2 = await api(env.gw, 'PATCH', `/manage/v1/routing-configs/${c.id}`, { name: 'Renamed' });
+    const p1 = await api(env, 'PATCH', `/manage/v1/routing-configs/${c.id}`, { config: { models: ['openai/gpt-4o'] } });
+    const p2 = await api(env, 'PATCH', `/manage/v1/routing-configs/${c.id}`, { name: 'Renamed' });
     assert.deepEqual([(p1.json as Json).version, (p2.json as Json).version], [2, 3]);
-    const versions = await api(env.gw, 'GET', `/manage/v1/routing-configs/${c.id}/versions`);
+    const versions = await api(env, 'GET', `/manage/v1/routing-configs/${c.id}/versions`);
     const list = (versions.json as { data: Json[] }).data;
     assert.deepEqual(
       list.map((v) => [v.version, v.current]),
@@ -38,20 +38,20 @@ describe('routing config management', () => {
         [3, true],
       ],
     );
-    const v1 = await api(env.gw, 'GET', `/manage/v1/routing-configs/${c.id}/versions/${list[0].id}`);
+    const v1 = await api(env, 'GET', `/manage/v1/routing-configs/${c.id}/versions/${list[0].id}`);
     assert.deepEqual((v1.json as Json).config, c.config);
-    const restored = await api(env.gw, 'POST', `/manage/v1/routing-configs/${c.id}/versions/1/restore`);
+    const restored = await api(env, 'POST', `/manage/v1/routing-configs/${c.id}/versions/1/restore`);
     const r = restored.json as Json;
     assert.deepEqual([restored.status, r.version, r.restored_from, r.name], [200, 4, 1, 'Life cycle']);
     assert.deepEqual(r.config, c.config);
-    const current = await api(env.gw, 'GET', `/manage/v1/routing-configs/${c.id}`);
+    const current = await api(env, 'GET', `/manage/v1/routing-configs/${c.id}`);
     assert.deepEqual([(current.json as Json).version, (current.json as Json).config], [4, c.config]);
-    const dry = await api(env.gw, 'POST', `/manage/v1/routing-configs/${c.id}/test`, {
+    const dry = await api(env, 'POST', `/manage/v1/routing-configs/${c.id}/test`, {
       messages: [{ role: 'user', content: 'hi' }],
       dry_run: true,
     });
     assert.deepEqual((dry.json as { dry_run: Json }).dry_run.config, { slug: 'life', version: 4 });
-    const run = await api(env.gw, 'POST', `/manage/v1/routing-configs/${c.id}/test`, {
+    const run = await api(env, 'POST', `/manage/v1/routing-configs/${c.id}/test`, {
       messages: [{ role: 'user', content: 'hi' }],
       dry_run: false,
     });
@@ -68,24 +68,24 @@ describe('routing config management', () => {
       policy: 'fallback_chain',
       config: { models: [{ model: 'openai/gpt-4o-mini', provider_credential_id: env.providers.openai }] },
     };
-    const a = await api(env.gw, 'POST', '/manage/v1/routing-configs', body);
+    const a = await api(env, 'POST', '/manage/v1/routing-configs', body);
     assert.equal(a.status, 201, JSON.stringify(a.json));
     assert.equal((a.json as Json).strategy, 'fallback');
-    const dup = await api(env.gw, 'POST', '/manage/v1/routing-configs', body);
+    const dup = await api(env, 'POST', '/manage/v1/routing-configs', body);
     assert.equal(dup.status, 409);
     // The credential is referenced by a live config: deleting it is refused and names the config.
-    const del = await api(env.gw, 'DELETE', `/manage/v1/providers/${env.providers.openai}`);
+    const del = await api(env, 'DELETE', `/manage/v1/providers/${env.providers.openai}`);
     assert.equal(del.status, 409);
     assert.match(JSON.stringify(del.json), /@form2/);
-    const gone = await api(env.gw, 'DELETE', `/manage/v1/routing-configs/${(a.json as Json).id}`);
+    const gone = await api(env, 'DELETE', `/manage/v1/routing-configs/${(a.json as Json).id}`);
     assert.equal(gone.status, 200);
-    const again = await api(env.gw, 'POST', '/manage/v1/routing-configs', body);
+    const again = await api(env, 'POST', '/manage/v1/routing-configs', body);
     assert.equal(again.status, 201);
-    await api(env.gw, 'DELETE', `/manage/v1/routing-configs/${(again.json as Json).id}`);
-    const bad = await api(env.gw, 'POST', '/manage/v1/routing-configs', { name: 'bad', strategy: 'fallback', config: { models: ['nope'] } });
+    await api(env, 'DELETE', `/manage/v1/routing-configs/${(again.json as Json).id}`);
+    const bad = await api(env, 'POST', '/manage/v1/routing-configs', { name: 'bad', strategy: 'fallback', config: { models: ['nope'] } });
     assert.equal(bad.status, 400);
     assert.equal(((bad.json as { error: Json }).error as Json).param, 'config.models[0].model');
-    const unknownCred = await api(env.gw, 'POST', '/manage/v1/routing-configs', {
+    const unknownCred = await api(env, 'POST', '/manage/v1/routing-configs', {
       name: 'cred',
       strategy: 'single',
       config: { model: { model: 'openai/gpt-4o', provider_credential_id: 'prov_missing' } },
@@ -94,7 +94,7 @@ describe('routing config management', () => {
   });
 
   it('lists configs and serves a tool through MCP', async () => {
-    const listed = await api(env.gw, 'GET', '/manage/v1/routing-configs?limit=1');
+    const listed = await api(env, 'GET', '/manage/v1/routing-configs?limit=1');
     const page = listed.json as { data: Json[]; has_more: boolean; next_cursor: string | null };
     assert.equal(page.data.length, 1);
     const client = new Client({ name: 'routing-test', version: '1.0.0' });

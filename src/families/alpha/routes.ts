@@ -2,7 +2,8 @@
 // the work; this file only binds paths and the family's error shape.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { handleChat } from '../../proxy/chat-handler.ts';
-import type { Principal, ProxyDeps } from '../../proxy/deps.ts';
+import type { Principal } from '../../proxy/deps.ts';
+import type { RoutedProxyDeps } from '../../routing/chat-route.ts';
 import { handleEmbeddings } from '../../proxy/embeddings-handler.ts';
 
 export interface ProxyRequestInfo {
@@ -22,11 +23,29 @@ export function callerSignal(req: FastifyRequest, reply: FastifyReply): AbortSig
   return ac.signal;
 }
 
-export async function alphaRoutes(app: FastifyInstance, deps: ProxyDeps, info: RequestInfo): Promise<void> {
+export async function alphaRoutes(app: FastifyInstance, deps: RoutedProxyDeps, info: RequestInfo): Promise<void> {
   app.post('/alpha/v1/chat/completions', async (req, reply) => {
     const { principal, requestId } = info(req);
     await handleChat(
       { family: 'alpha', principal, requestId, body: req.body, headers: req.headers, signal: callerSignal(req, reply) },
+      reply,
+      deps,
+    );
+    return reply;
+  });
+  // Same logic as the X-Svc-Dry-Run header, whatever the header says.
+  app.post('/alpha/v1/dry-run', async (req, reply) => {
+    const { principal, requestId } = info(req);
+    await handleChat(
+      {
+        family: 'alpha',
+        principal,
+        requestId,
+        body: req.body,
+        headers: req.headers,
+        signal: callerSignal(req, reply),
+        dryRun: true,
+      },
       reply,
       deps,
     );

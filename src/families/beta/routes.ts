@@ -2,10 +2,10 @@
 import type { FastifyInstance } from 'fastify';
 import { handleChat } from '../../proxy/chat-handler.ts';
 import { handleCountTokens } from '../../proxy/count-tokens.ts';
-import type { ProxyDeps } from '../../proxy/deps.ts';
+import type { RoutedProxyDeps } from '../../routing/chat-route.ts';
 import { callerSignal, type RequestInfo } from '../alpha/routes.ts';
 
-export async function betaRoutes(app: FastifyInstance, deps: ProxyDeps, info: RequestInfo): Promise<void> {
+export async function betaRoutes(app: FastifyInstance, deps: RoutedProxyDeps, info: RequestInfo): Promise<void> {
   app.post('/beta/v1/messages', async (req, reply) => {
     const { principal, requestId } = info(req);
     await handleChat(
