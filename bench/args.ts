@@ -23,7 +23,7 @@ export const USAGE = `usage: npm run bench -- [--quick] [--peer portkey] [--dura
 export function parseArgs(argv: string[]): BenchOptions {
   const o: BenchOptions = {
     durationSec: 5,
-    warmupSec: 1,
+    warmupSec: 2,
     soakSec: 60,
     peer: null,
     loadgen: 'auto',

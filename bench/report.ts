@@ -110,7 +110,7 @@ function throughputRows(id: string, find: Find): Row[] {
     {
       scenario: TITLES[id] ?? id,
       metric: 'CPU per request @c=32, us',
-      direct: '-',
+      direct: cpu(d),
       gateway: cpu(g),
       delta:
         g?.cpuUsPerReq !== undefined && p?.cpuUsPerReq !== undefined

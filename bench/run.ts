@@ -34,7 +34,7 @@ async function bench(o: BenchOptions): Promise<void> {
     const peerRss = peer ? new RssSampler(peer.proc.pid) : null;
     await sleep(1500);
     const idleMb = median(gatewayRss.between(gatewayRss.now() - 1000, Number.POSITIVE_INFINITY));
-    const stack = { fakeUrl: fake.url, gateway, peer, gen, gatewayRss, peerRss };
+    const stack = { fakeUrl: fake.url, fakePid: fake.proc.pid, gateway, peer, gen, gatewayRss, peerRss };
     const suite = await runSuite(stack, o, log);
     const soak = await runSoak(stack, o, idleMb, log);
     gatewayRss.stop();

@@ -12,7 +12,7 @@ export interface Measurement {
   p99Ms: number;
   /** Responses >= 400 plus socket errors. */
   failures: number;
-  /** CPU time the gateway or peer process spent per request during the run (not for direct). */
+  /** CPU time the serving process (gateway, peer, or the fake for direct runs) spent per request. */
   cpuUsPerReq?: number;
 }
 

@@ -22,7 +22,13 @@ export const PROXY_PATHS: ProxyPathDoc[] = [
   },
   { method: 'POST', path: '/alpha/v1/embeddings', family: 'alpha', summary: 'Embeddings', jsonBody: true },
   { method: 'GET', path: '/alpha/v1/models', family: 'alpha', summary: 'Model list (always empty)', jsonBody: false },
-  { method: 'POST', path: '/alpha/v1/dry-run', family: 'alpha', summary: 'Routing decision for a chat request (no upstream call)', jsonBody: true },
+  {
+    method: 'POST',
+    path: '/alpha/v1/dry-run',
+    family: 'alpha',
+    summary: 'Routing decision for a chat request (no upstream call)',
+    jsonBody: true,
+  },
   {
     method: 'POST',
     path: '/beta/v1/messages',

@@ -47,8 +47,9 @@ function normalized<T>(fn: () => T): T {
 }
 
 /** Project and credential references must belong to the caller's organization. */
-function checkReferences(svc: Services, orgId: string, n: NormalizedConfig): void {
-  if (n.projectId !== null) {
+function checkReferences(svc: Services, orgId: string, n: NormalizedConfig, isNew = false): void {
+  // Only a new config must name a live project; later versions keep the project they were created in.
+  if (isNew && n.projectId !== null) {
     const p = svc.projects.cached(n.projectId);
     if (!p || p.orgId !== orgId || p.deleted) {
       throw new HttpError(400, `project_id: no project with id '${n.projectId}'`, {
@@ -126,7 +127,7 @@ const createConfig = defineOperation({
   async handler({ svc, principal, body }) {
     const orgId = requireOrgKey(principal);
     const n = normalized(() => normalizeCreate(body));
-    checkReferences(svc, orgId, n);
+    checkReferences(svc, orgId, n, true);
     try {
       const r = await svc.stores.routingConfigs.create({
         orgId,

@@ -135,9 +135,12 @@ async function respond(
     trace: served.trace,
   };
   if (!outcome.ok || !target) {
-    const e = outcome.ok
-      ? { status: 503, message: 'no candidate answered', code: 'no_eligible_candidate' }
-      : fromUpstream(outcome.error);
+    // A caller who hung up before the upstream answered is logged 499, not blamed on the upstream.
+    const e = ctx.signal.aborted
+      ? { status: 499, message: 'client disconnected' }
+      : outcome.ok
+        ? { status: 503, message: 'no candidate answered', code: 'no_eligible_candidate' }
+        : fromUpstream(outcome.error);
     reply.headers(common);
     sendError(reply, ctx.family, e);
     const error = outcome.ok ? e : outcome.error;

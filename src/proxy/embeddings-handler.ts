@@ -3,8 +3,12 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import { InvalidRequestError } from '../families/shared/invalid.ts';
 import { computeCost, formatCostHeader } from '../providers/catalog/cost.ts';
+import { parseModelRef } from '../providers/registry.ts';
+import type { RoutedProxyDeps } from '../routing/chat-route.ts';
+import { directDryRun } from '../routing/dry-run.ts';
+import { executeEmbedding, planEmbedding } from '../routing/embed-route.ts';
 import type { ChatTarget } from './chat-attempt.ts';
-import type { Principal, ProxyDeps, ProxyLogRow } from './deps.ts';
+import type { Principal, ProxyLogRow } from './deps.ts';
 import { decodeEmbeddingsBody, embedOnce, encodeEmbeddings } from './embeddings.ts';
 import { errorBody, fromUpstream, type GatewayError } from './errors.ts';
 import { readSvcHeaders } from './request-headers.ts';
@@ -18,11 +22,17 @@ export interface EmbeddingsContext {
   signal: AbortSignal;
 }
 
-export async function handleEmbeddings(ctx: EmbeddingsContext, reply: FastifyReply, deps: ProxyDeps): Promise<void> {
+export async function handleEmbeddings(
+  ctx: EmbeddingsContext,
+  reply: FastifyReply,
+  deps: RoutedProxyDeps,
+): Promise<void> {
   const started = performance.now();
   const createdAt = Date.now();
   const hdr = readSvcHeaders(ctx.headers);
   let target: ChatTarget | undefined;
+  // The decision trace of an `@slug` call, recorded in the log row whatever the outcome.
+  let trace: unknown = null;
   const row = (status: number, extra: Partial<ProxyLogRow>): ProxyLogRow => ({
     id: ctx.requestId,
     requestType: 'embedding',
@@ -47,7 +57,7 @@ export async function handleEmbeddings(ctx: EmbeddingsContext, reply: FastifyRep
     cacheCreationTokens: 0,
     costUsd: 0,
     error: null,
-    trace: null,
+    trace,
     requestBody: null,
     responseBody: null,
     createdAt,
@@ -60,14 +70,62 @@ export async function handleEmbeddings(ctx: EmbeddingsContext, reply: FastifyRep
   };
   try {
     const body = decodeEmbeddingsBody(ctx.body);
-    target = resolveDirectTarget(body.model, ctx.principal, hdr, deps);
-    const outcome = await embedOnce(
-      { model: target.model, input: body.input, dimensions: body.dimensions, user: hdr.userId ?? body.user },
-      { vendor: target.vendor, model: target.model, credential: target.credential },
-      ctx.signal,
-    );
-    if (!outcome.ok) {
-      fail(fromUpstreamEmbedding(outcome.error), outcome.error);
+    const ref = parseModelRef(body.model);
+    let outcome: Awaited<ReturnType<typeof embedOnce>>;
+    const configHeaders: Record<string, string> = {};
+    if (ref?.kind === 'config') {
+      if (hdr.providerKey) {
+        throw new GatewayFailure(
+          400,
+          'X-Svc-Provider-Key is honoured only on direct model calls',
+          'provider_key_not_allowed',
+          'model',
+        );
+      }
+      const cfg = deps.routing?.config(ctx.principal.orgId, ref.slug);
+      if (!deps.routing || !cfg) {
+        throw new GatewayFailure(404, `no routing config with slug "${ref.slug}"`, 'routing_config_not_found', 'model');
+      }
+      const input = {
+        orgId: ctx.principal.orgId,
+        cfg,
+        input: body.input,
+        dimensions: body.dimensions,
+        user: hdr.userId ?? body.user,
+        endUser: hdr.userId ?? body.user,
+        traceId: hdr.traceId,
+        tags: hdr.tags,
+        headers: {},
+      };
+      const plan = planEmbedding(input, deps.routing);
+      if (hdr.dryRun) {
+        reply.header('x-svc-request-id', ctx.requestId).code(200).send(plan.envelope);
+        return;
+      }
+      const served = await executeEmbedding(input, plan, deps.routing, ctx.signal);
+      target = served.target;
+      outcome = served.outcome;
+      trace = served.trace;
+      configHeaders['x-svc-config'] = cfg.slug;
+      configHeaders['x-svc-config-version'] = String(cfg.version);
+    } else {
+      target = resolveDirectTarget(body.model, ctx.principal, hdr, deps);
+      if (hdr.dryRun) {
+        reply.header('x-svc-request-id', ctx.requestId).code(200).send(directDryRun(target.model, target.vendorAsSent));
+        return;
+      }
+      outcome = await embedOnce(
+        { model: target.model, input: body.input, dimensions: body.dimensions, user: hdr.userId ?? body.user },
+        { vendor: target.vendor, model: target.model, credential: target.credential },
+        ctx.signal,
+      );
+    }
+    if (!outcome.ok || !target) {
+      const error = outcome.ok
+        ? { status: 503, kind: 'server' as const, message: 'no candidate answered', retryable: false }
+        : outcome.error;
+      reply.headers(configHeaders);
+      fail(fromUpstreamEmbedding(error), error);
       return;
     }
     const usage = { input: outcome.response.usage.input, output: 0 };
@@ -78,6 +136,7 @@ export async function handleEmbeddings(ctx: EmbeddingsContext, reply: FastifyRep
       'x-svc-provider': target.vendorAsSent,
       'x-svc-cost-usd': formatCostHeader(cost.costUsd),
       'x-svc-latency-ms': (performance.now() - started).toFixed(2),
+      ...configHeaders,
     });
     reply.code(200).send(encodeEmbeddings(outcome.response, target.model, body.encodingFormat));
     deps.log(row(200, { inputTokens: usage.input, costUsd: cost.costUsd }));

@@ -7,7 +7,7 @@ import { type AttemptOutcome, attemptChat, type ChatCall, type ChatTarget } from
 import type { Principal, ProxyDeps } from '../proxy/deps.ts';
 import type { SvcHeaders } from '../proxy/request-headers.ts';
 import { GatewayFailure, resolveDirectTarget } from '../proxy/resolve-target.ts';
-import { directDryRun, configDryRun } from './dry-run.ts';
+import { configDryRun, directDryRun } from './dry-run.ts';
 import type { AttemptRecord } from './execute-types.ts';
 import { countsAgainstHealth } from './health.ts';
 import { requestFacts } from './planner.ts';
@@ -53,16 +53,33 @@ function otherCost(attempts: AttemptRecord[], served: number | undefined): numbe
 export function routeChat(input: RouteInput, deps: RoutedProxyDeps): RouteStep {
   const { call, principal, hdr } = input;
   const ref = parseModelRef(call.ir.model);
-  if (!ref) throw new GatewayFailure(400, `unknown model "${call.ir.model}"; ${ACCEPTED_MODEL_FORMS}`, 'model_not_found', 'model');
+  if (!ref)
+    throw new GatewayFailure(
+      400,
+      `unknown model "${call.ir.model}"; ${ACCEPTED_MODEL_FORMS}`,
+      'model_not_found',
+      'model',
+    );
   if (ref.kind === 'direct') return routeDirect(input, deps);
   const routing = deps.routing;
   if (hdr.providerKey) {
-    throw new GatewayFailure(400, 'X-Svc-Provider-Key is honoured only on direct model calls, not on "@<slug>" routing configs', 'provider_key_not_allowed', 'model');
+    throw new GatewayFailure(
+      400,
+      'X-Svc-Provider-Key is honoured only on direct model calls, not on "@<slug>" routing configs',
+      'provider_key_not_allowed',
+      'model',
+    );
   }
   const cfg = routing?.config(principal.orgId, ref.slug);
-  if (!routing || !cfg) throw new GatewayFailure(404, `no routing config with slug "${ref.slug}"`, 'routing_config_not_found', 'model');
+  if (!routing || !cfg)
+    throw new GatewayFailure(404, `no routing config with slug "${ref.slug}"`, 'routing_config_not_found', 'model');
   if (cfg.projectId !== null && principal.projectId !== null && cfg.projectId !== principal.projectId) {
-    throw new GatewayFailure(404, `no routing config with slug "${ref.slug}" in this project`, 'routing_config_not_found', 'model');
+    throw new GatewayFailure(
+      404,
+      `no routing config with slug "${ref.slug}" in this project`,
+      'routing_config_not_found',
+      'model',
+    );
   }
   const facts = requestFacts({ family: input.family, ir: call.ir, svc: input.svc, hdr, headers: input.headers });
   const { decision, envelope } = configDryRun(cfg, facts, {
@@ -71,7 +88,12 @@ export function routeChat(input: RouteInput, deps: RoutedProxyDeps): RouteStep {
   });
   if (input.dryRun) return { kind: 'dry_run', envelope };
   if (call.ir.stream && (decision.mode === 'cascade' || decision.mode === 'parallel_judge')) {
-    throw new GatewayFailure(400, `the ${cfg.strategy} strategy needs whole answers before choosing one; send stream: false`, 'stream_not_supported', 'stream');
+    throw new GatewayFailure(
+      400,
+      `the ${cfg.strategy} strategy needs whole answers before choosing one; send stream: false`,
+      'stream_not_supported',
+      'stream',
+    );
   }
   const config = { slug: cfg.slug, version: cfg.version };
   return {
@@ -116,11 +138,18 @@ function routeDirect(input: RouteInput, deps: RoutedProxyDeps): RouteStep {
       // Direct calls feed health too, so that a config naming the same model starts with real numbers.
       if (deps.routing && !input.hdr.providerKey && !input.signal.aborted) {
         if (outcome.ok) deps.routing.health.record(ref, true, latency);
-        else if (countsAgainstHealth(outcome.error.status, outcome.error.kind)) deps.routing.health.record(ref, false, latency);
+        else if (countsAgainstHealth(outcome.error.status, outcome.error.kind))
+          deps.routing.health.record(ref, false, latency);
       }
       const decision = directDecision(target.model, target.vendorAsSent);
       const servedBy = outcome.ok ? { model: target.model, provider: target.vendorAsSent } : null;
-      return { target, outcome, attempts: [record], trace: decisionTrace('direct', null, decision, [record], servedBy), otherCostUsd: 0 };
+      return {
+        target,
+        outcome,
+        attempts: [record],
+        trace: decisionTrace('direct', null, decision, [record], servedBy),
+        otherCostUsd: 0,
+      };
     },
   };
 }

@@ -22,12 +22,23 @@ export function needsImages(facts: RequestFacts): boolean {
 export function capabilityProblem(info: ModelInfo | undefined, facts: RequestFacts): string | undefined {
   // Models the catalog does not know (self-hosted, new releases, test doubles) are given the benefit of the doubt.
   if (!info) return undefined;
+  if (facts.kind === 'embedding') return embeddingProblem(info, facts.dimensions);
   if (info.kind !== 'chat') return 'not_a_chat_model';
   if (info.contextWindow > 0 && facts.estimatedTokens > info.contextWindow) return 'context_window';
   if (needsTools(facts) && !info.tools) return 'no_tools';
   if (needsImages(facts) && !info.images) return 'no_images';
   if (facts.ir.params.responseFormat?.type === 'json_schema' && !info.jsonSchema) return 'no_json_schema';
   return undefined;
+}
+
+/** An embedding model can produce a pinned length when it shortens on request or is that size natively. */
+function embeddingProblem(info: ModelInfo, dims: number | undefined): string | undefined {
+  if (info.kind !== 'embedding') return 'not_an_embedding_model';
+  if (dims === undefined) return undefined;
+  if (info.allowedDimensions && !info.allowedDimensions.includes(dims)) return 'dimensions';
+  if (info.supportsDimensions)
+    return info.dimensions !== undefined && dims > info.dimensions ? 'dimensions' : undefined;
+  return info.dimensions === dims ? undefined : 'dimensions';
 }
 
 /** Output tokens assumed when pricing a call whose answer length is unknown. */

@@ -50,7 +50,12 @@ export async function runParallel(d: Decision, exec: Executor, signal: AbortSign
   const ok = settled.filter((s) => s.r.outcome.ok);
   if (ok.length === 0) {
     const lastFailure = settled[settled.length - 1];
-    return { outcome: lastFailure.r.outcome, step: lastFailure.step, attempts: records, servedIndex: indexOf(lastFailure) };
+    return {
+      outcome: lastFailure.r.outcome,
+      step: lastFailure.step,
+      attempts: records,
+      servedIndex: indexOf(lastFailure),
+    };
   }
   const chosen = await judgeChoice(d, exec, ok, signal);
   return { outcome: chosen.r.outcome, step: chosen.step, attempts: records, servedIndex: indexOf(chosen) };

@@ -86,6 +86,10 @@ export interface RequestFacts {
   headers: Record<string, string>;
   /** Estimated prompt tokens (computed once per request). */
   estimatedTokens: number;
+  /** Embeddings calls screen candidates as embedding models; absent means chat. */
+  kind?: 'chat' | 'embedding';
+  /** Embeddings: the vector length the config pins. */
+  dimensions?: number;
 }
 
 export interface HealthView {

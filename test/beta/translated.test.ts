@@ -5,6 +5,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { type ProxyEnv, startProxyEnv } from '../helpers/proxy-env.ts';
 import {
   betaClient,
+  betaPost,
   bodyOf,
   lastUpstream,
   PNG_1X1,
@@ -83,6 +84,21 @@ for (const vendor of ['openai', 'google', 'bedrock', 'together']) {
       if (vendor !== 'bedrock') assert.ok(!raw.includes('cachePoint'), raw);
       assert.ok(!raw.includes('budget_tokens') && !raw.includes('"thinking"'), raw);
       assert.ok(raw.includes('Be brief.'), 'system prompt translated');
+    });
+
+    test('anthropic-version / -beta / x-alt-* headers stay off a non-native upstream', async () => {
+      const res = await betaPost(
+        env,
+        '/v1/messages',
+        { model: model(), max_tokens: 20, messages: [{ role: 'user', content: 'headers' }] },
+        { 'x-api-key': env.gw.adminKey, 'x-alt-version': '2023-06-01', 'anthropic-beta': 'some-beta' },
+      );
+      assert.equal(res.status, 200, res.text);
+      const names = Object.keys(lastUpstream(env, UPSTREAM_PATH[vendor]).headers);
+      assert.deepEqual(
+        names.filter((n) => n.startsWith('anthropic-') || n.startsWith('x-alt-')),
+        [],
+      );
     });
 
     test('tool_choice any -> tool_use, translated upstream', async () => {

@@ -82,7 +82,11 @@ describe('routing config management', () => {
     const again = await api(env, 'POST', '/manage/v1/routing-configs', body);
     assert.equal(again.status, 201);
     await api(env, 'DELETE', `/manage/v1/routing-configs/${(again.json as Json).id}`);
-    const bad = await api(env, 'POST', '/manage/v1/routing-configs', { name: 'bad', strategy: 'fallback', config: { models: ['nope'] } });
+    const bad = await api(env, 'POST', '/manage/v1/routing-configs', {
+      name: 'bad',
+      strategy: 'fallback',
+      config: { models: ['nope'] },
+    });
     assert.equal(bad.status, 400);
     assert.equal(((bad.json as { error: Json }).error as Json).param, 'config.models[0].model');
     const unknownCred = await api(env, 'POST', '/manage/v1/routing-configs', {

@@ -3,8 +3,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { handleChat } from '../../proxy/chat-handler.ts';
 import type { Principal } from '../../proxy/deps.ts';
-import type { RoutedProxyDeps } from '../../routing/chat-route.ts';
 import { handleEmbeddings } from '../../proxy/embeddings-handler.ts';
+import type { RoutedProxyDeps } from '../../routing/chat-route.ts';
 
 export interface ProxyRequestInfo {
   principal: Principal;
