@@ -37,6 +37,7 @@ function run(measurements: Measurement[]): RunResult {
         soakFailures: 0,
       },
       peerPeakC32Mb: 200,
+      gatewayTimeline: [],
     },
   };
 }

@@ -45,7 +45,11 @@ async function bench(o: BenchOptions): Promise<void> {
       options: { durationSec: o.durationSec, warmupSec: o.warmupSec, soakSec: o.soakSec, peer: o.peer },
       peer: peer ? { name: peer.name, version: peer.version } : null,
       measurements: suite.measurements,
-      rss: { gateway: { ...soak, peakC32Mb: suite.gatewayPeakC32Mb }, peerPeakC32Mb: suite.peerPeakC32Mb },
+      rss: {
+        gateway: { ...soak, peakC32Mb: suite.gatewayPeakC32Mb },
+        peerPeakC32Mb: suite.peerPeakC32Mb,
+        gatewayTimeline: gatewayRss.samples.map((x): [number, number] => [x.t, Math.round(x.mb * 10) / 10]),
+      },
     };
     const table = renderTable(
       buildRows(

@@ -80,17 +80,16 @@ export async function runSuite(stack: Stack, o: SuiteOptions, log: (s: string) =
   let gatewayPeak = 0;
   let peerPeak = 0;
   const samplerFor = (t: Target) => (t === 'gateway' ? stack.gatewayRss : t === 'peer' ? stack.peerRss : null);
-  const loadC32 = async (t: Target, spec: RequestSpec, sec: number): Promise<LoadResult> => {
+  const loadC32 = async (t: Target, spec: RequestSpec, sec: number): Promise<LoadResult & { rssPeakMb?: number }> => {
     const sampler = samplerFor(t);
     const from = sampler?.now() ?? 0;
     const r = await stack.gen.run({ ...spec, connections: C32, durationSec: sec });
-    if (sampler) {
-      sampler.sample();
-      const peak = Math.max(0, ...sampler.between(from, Number.POSITIVE_INFINITY));
-      if (t === 'gateway') gatewayPeak = Math.max(gatewayPeak, peak);
-      else peerPeak = Math.max(peerPeak, peak);
-    }
-    return r;
+    if (!sampler) return r;
+    sampler.sample();
+    const peak = Math.max(0, ...sampler.between(from, Number.POSITIVE_INFINITY));
+    if (t === 'gateway') gatewayPeak = Math.max(gatewayPeak, peak);
+    else peerPeak = Math.max(peerPeak, peak);
+    return { ...r, rssPeakMb: peak };
   };
 
   const chosen = SCENARIOS.filter((s) => o.only.length === 0 || o.only.includes(s.id));
@@ -114,8 +113,11 @@ export async function runSuite(stack: Stack, o: SuiteOptions, log: (s: string) =
         if (m === 'ttfb') {
           const r = await measureTtfb(spec, o.durationSec);
           rec = { scenario: s.id, target: t, measure: m, requests: r.requests, rps: 0, ...pick(r), failures: r.errors };
-        } else if (m === 'c32') rec = toMeasurement(s.id, t, m, await loadC32(t, spec, o.durationSec));
-        else
+        } else if (m === 'c32') {
+          const r = await loadC32(t, spec, o.durationSec);
+          rec = toMeasurement(s.id, t, m, r);
+          if (r.rssPeakMb !== undefined) rec.rssPeakMb = r.rssPeakMb;
+        } else
           rec = toMeasurement(s.id, t, m, await stack.gen.run({ ...spec, connections: 1, durationSec: o.durationSec }));
         const cpuAfter = pid === undefined ? undefined : cpuMs(pid);
         if (cpuBefore !== undefined && cpuAfter !== undefined && rec.requests > 0)
@@ -135,7 +137,10 @@ function pick(r: { p50Ms: number; p99Ms: number }) {
 function describe(m: Measurement): string {
   const lat = `p50 ${m.p50Ms.toFixed(3)} ms, p99 ${m.p99Ms.toFixed(3)} ms`;
   const fail = `${m.failures > 0 ? `, ${m.failures} failed` : ''}${m.cpuUsPerReq === undefined ? '' : `, ${m.cpuUsPerReq.toFixed(0)} us CPU/req`}`;
-  return m.measure === 'c32' ? `${Math.round(m.rps)} rps, ${lat}${fail}` : `${lat} (${m.requests} requests${fail})`;
+  const rss = m.rssPeakMb === undefined ? '' : `, RSS peak ${m.rssPeakMb.toFixed(0)} MB`;
+  return m.measure === 'c32'
+    ? `${Math.round(m.rps)} rps, ${lat}${fail}${rss}`
+    : `${lat} (${m.requests} requests${fail})`;
 }
 
 /** Sustained streaming through the gateway; RSS at the start and end of it says whether memory is flat. */

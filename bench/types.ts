@@ -14,6 +14,8 @@ export interface Measurement {
   failures: number;
   /** CPU time the serving process (gateway, peer, or the fake for direct runs) spent per request. */
   cpuUsPerReq?: number;
+  /** Highest RSS of the gateway or peer during this run (c32 runs). */
+  rssPeakMb?: number;
 }
 
 export interface RssFigures {
@@ -33,5 +35,10 @@ export interface RunResult {
   options: { durationSec: number; warmupSec: number; soakSec: number; peer: string | null };
   peer: { name: string; version: string } | null;
   measurements: Measurement[];
-  rss: { gateway: RssFigures; peerPeakC32Mb: number | null };
+  rss: {
+    gateway: RssFigures;
+    peerPeakC32Mb: number | null;
+    /** Every gateway sample of the run as [ms since the gateway was up, MB], to tell GC saw-teeth from a leak. */
+    gatewayTimeline: Array<[number, number]>;
+  };
 }

@@ -1,7 +1,7 @@
 // The one place that talks to upstreams: a shared keep-alive undici Agent (one pool per origin, reused
 // by every request), timeouts, abort propagation, and the two stream framings turned into records.
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { Agent, errors as undiciErrors, request } from 'undici';
+import { Agent, request, errors as undiciErrors } from 'undici';
 import type { UpstreamErrorInfo } from '../ir/types.ts';
 import { EventStreamDecoder } from './bedrock/eventstream.ts';
 import type { HttpRequestSpec, StreamFraming, UpstreamEvent } from './types.ts';
@@ -60,7 +60,9 @@ export function transportError(err: unknown, signal?: AbortSignal): UpstreamErro
 }
 
 function isTimeout(e: unknown): boolean {
-  return e instanceof Error && (e.name === 'TimeoutError' || (e as { code?: string }).code === 'UND_ERR_HEADERS_TIMEOUT');
+  return (
+    e instanceof Error && (e.name === 'TimeoutError' || (e as { code?: string }).code === 'UND_ERR_HEADERS_TIMEOUT')
+  );
 }
 
 /** Turns an upstream body into stream records, whatever its framing. */

@@ -1,6 +1,7 @@
 // The family-beta conformance driver: neutral request -> `POST /beta/v1/messages` (raw fetch, so status,
 // headers and SSE records are seen exactly as sent) -> neutral outcome. Every 200 stream is also checked
 // by the event-sequence validator, so the conformance run doubles as a stream-grammar check per vendor.
+import { Agent, fetch } from 'undici';
 import { IMAGE_URL, type NeutralMessage, type NeutralRequest, PNG_1PX } from '../conformance/cases.ts';
 import type { DriverCall, FamilyDriver, NeutralOutcome } from '../conformance/runner.ts';
 import type { ProxyEnv } from '../helpers/proxy-env.ts';
@@ -106,6 +107,9 @@ function fromStream(out: NeutralOutcome, sse: string): void {
     const d = r.data ?? {};
     if (r.event === 'message_start' && isObj(d.message) && isObj(d.message.usage))
       input = Number(d.message.usage.input_tokens ?? 0);
+    // Upstreams that report usage only at the end (OpenAI, Converse) land it in message_delta.
+    if (r.event === 'message_delta' && isObj(d.usage) && typeof d.usage.input_tokens === 'number')
+      input = d.usage.input_tokens;
     if (r.event === 'content_block_start' && isObj(d.content_block)) {
       blocks.push({ ...d.content_block });
       json.push('');
@@ -133,13 +137,21 @@ async function send(env: ProxyEnv, c: { request: NeutralRequest }, call: DriverC
   const ac = new AbortController();
   const headers: Record<string, string> = { 'x-api-key': env.gw.adminKey, 'content-type': 'application/json' };
   if (call.providerKey) headers['x-svc-provider-key'] = call.providerKey;
-  const timer = call.abortAfterMs === undefined ? undefined : setTimeout(() => ac.abort(), call.abortAfterMs);
+  // An aborted fetch keeps its socket until the server finishes; a private agent destroyed on abort
+  // really hangs up, so the gateway sees the disconnect and its shutdown is not held by the socket.
+  const agent = call.abortAfterMs === undefined ? undefined : new Agent();
+  const abort = () => {
+    ac.abort();
+    void agent?.destroy();
+  };
+  const timer = call.abortAfterMs === undefined ? undefined : setTimeout(abort, call.abortAfterMs);
   try {
     const res = await fetch(`${env.gw.url}/beta/v1/messages`, {
       method: 'POST',
       headers,
       body: JSON.stringify(betaBody(c.request, call.model, call.stream)),
       signal: ac.signal,
+      dispatcher: agent,
     });
     const out = emptyOutcome(res.status, res.headers);
     const raw = await res.text();

@@ -19,7 +19,11 @@ after(async () => {
 
 const HAIKU = 'anthropic/claude-3-5-haiku-latest';
 
-function assertBetaError(res: { status: number; json: Record<string, unknown> | null; text: string }, status: number, type: string): void {
+function assertBetaError(
+  res: { status: number; json: Record<string, unknown> | null; text: string },
+  status: number,
+  type: string,
+): void {
   assert.equal(res.status, status, res.text);
   assert.ok(res.json, res.text);
   assert.equal(res.json.type, 'error', res.text);
@@ -41,7 +45,11 @@ describe('beta errors', () => {
     assertBetaError(await betaPost(env, '/v1/messages', hello(HAIKU, { max_tokens: 0 })), 400, 'invalid_request_error');
     const { max_tokens: _m, ...noMax } = hello(HAIKU);
     assertBetaError(await betaPost(env, '/v1/messages', noMax), 400, 'invalid_request_error');
-    assertBetaError(await betaPost(env, '/v1/messages', { model: HAIKU, max_tokens: 10 }), 400, 'invalid_request_error');
+    assertBetaError(
+      await betaPost(env, '/v1/messages', { model: HAIKU, max_tokens: 10 }),
+      400,
+      'invalid_request_error',
+    );
     const unknown = await betaPost(env, '/v1/messages', hello('nosuchvendor/some-model'));
     assert.ok(unknown.status === 400 || unknown.status === 404, unknown.text);
     assertBetaError(unknown, unknown.status, unknown.status === 400 ? 'invalid_request_error' : 'not_found_error');

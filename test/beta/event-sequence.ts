@@ -143,7 +143,8 @@ export function validateEventSequence(body: string, opts: { allowError?: boolean
       phase = 'done';
     }
   });
-  if (phase !== 'done') fail(records.length, 'stream ended without message_stop');
+  // `phase` is assigned inside the callback, which control-flow narrowing does not see.
+  if ((phase as string) !== 'done') fail(records.length, 'stream ended without message_stop');
   if (!summary.error && summary.events[summary.events.length - 1] !== 'message_stop')
     fail(records.length - 1, 'message_stop is not last');
   return summary;

@@ -1,7 +1,7 @@
 // Shared plumbing for the family-beta end-to-end tests: SDK client, raw calls, fake and log look-ups.
 import Anthropic from '@anthropic-ai/sdk';
-import type { RecordedRequest } from '../../tools/fake-upstream/context.ts';
 import type { RequestLogRow } from '../../src/store/request-logs.ts';
+import type { RecordedRequest } from '../../tools/fake-upstream/context.ts';
 import type { ProxyEnv } from '../helpers/proxy-env.ts';
 
 export function betaClient(env: ProxyEnv, headers: Record<string, string> = {}): Anthropic {

@@ -1,5 +1,6 @@
 // The family-alpha conformance driver: neutral request -> `POST /alpha/v1/chat/completions` (raw fetch,
 // so status, headers and SSE records are seen exactly as sent) -> neutral outcome.
+import { request } from 'node:http';
 import type { ProxyEnv } from '../helpers/proxy-env.ts';
 import { type ConformanceCase, IMAGE_URL, type NeutralMessage, type NeutralRequest, PNG_1PX } from './cases.ts';
 import type { DriverCall, FamilyDriver, NeutralOutcome } from './runner.ts';
@@ -91,7 +92,11 @@ function fromJson(out: NeutralOutcome, body: unknown): void {
   out.finishReason = typeof choice.finish_reason === 'string' ? choice.finish_reason : null;
   for (const c of Array.isArray(msg.tool_calls) ? msg.tool_calls : []) {
     if (isObj(c) && isObj(c.function))
-      out.toolCalls.push({ id: String(c.id ?? ''), name: String(c.function.name), arguments: String(c.function.arguments) });
+      out.toolCalls.push({
+        id: String(c.id ?? ''),
+        name: String(c.function.name),
+        arguments: String(c.function.arguments),
+      });
   }
   out.usage = usageOf(body.usage);
 }
@@ -138,7 +143,33 @@ function fromStream(out: NeutralOutcome, sse: string): void {
   out.text = sawText ? text : null;
 }
 
+/**
+ * A real disconnect: node:http destroys the socket. (fetch's abort can leave the connection to the
+ * gateway open, which is not what a client going away looks like.)
+ */
+function sendAndDisconnect(env: ProxyEnv, body: Obj, afterMs: number): Promise<NeutralOutcome> {
+  const u = new URL(`${env.gw.url}/alpha/v1/chat/completions`);
+  return new Promise((resolve) => {
+    const req = request({
+      host: u.hostname,
+      port: u.port,
+      path: u.pathname,
+      method: 'POST',
+      agent: false,
+      headers: { authorization: `Bearer ${env.gw.adminKey}`, 'content-type': 'application/json' },
+    });
+    req.on('error', () => {});
+    req.end(JSON.stringify(body));
+    setTimeout(() => {
+      req.destroy();
+      resolve({ ...emptyOutcome(0, new Headers()), aborted: true });
+    }, afterMs);
+  });
+}
+
 async function send(env: ProxyEnv, c: ConformanceCase, call: DriverCall): Promise<NeutralOutcome> {
+  if (call.abortAfterMs !== undefined)
+    return sendAndDisconnect(env, alphaBody(c.request, call.model, call.stream), call.abortAfterMs);
   const ac = new AbortController();
   const headers: Record<string, string> = {
     authorization: `Bearer ${env.gw.adminKey}`,

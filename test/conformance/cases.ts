@@ -170,8 +170,15 @@ export const CONFORMANCE_CASES: ConformanceCase[] = [
       tools: [WEATHER_TOOL],
       maxTokens: MAX,
     },
-    // The fake answers a tool result with text echoing the last user text.
+    // The fakes answer a tool result with text: the alpha-wire fakes echo the last user message, the
+    // others the last user-role text, which is the tool result once translated into their wire.
     expect: { kind: 'text', text: 'Echo: Paris' },
+    expectFor: {
+      anthropic: { kind: 'text', text: 'Echo: sunny, 21C' },
+      'bedrock-anthropic': { kind: 'text', text: 'Echo: sunny, 21C' },
+      google: { kind: 'text', text: 'Echo: sunny, 21C' },
+      bedrock: { kind: 'text', text: 'Echo: sunny, 21C' },
+    },
     upstream: { toolResults: 1 },
   },
   {

@@ -9,7 +9,8 @@ let fake: FakeUpstream;
 let client: Anthropic;
 
 before(async () => {
-  fake = await startFakeUpstream({ batchStepMs: 40 });
+  // Long enough that a loaded CI machine still sees the batch in progress right after create.
+  fake = await startFakeUpstream({ batchStepMs: 250 });
   client = new Anthropic({ apiKey: 'sk-ant-test', baseURL: `${fake.url}/anthropic`, maxRetries: 0 });
 });
 after(() => fake.close());
@@ -210,7 +211,7 @@ describe('anthropic message batches via the official SDK', () => {
   });
 
   async function waitEnded(id: string) {
-    for (let i = 0; i < 50; i++) {
+    for (let i = 0; i < 250; i++) {
       const b = await client.messages.batches.retrieve(id);
       if (b.processing_status === 'ended') return b;
       await new Promise((r) => setTimeout(r, 20));
