@@ -32,6 +32,8 @@ function run(measurements: Measurement[]): RunResult {
         peakC32Mb: 120,
         soakStartMb: 100,
         soakEndMb: 105,
+        soakStartFloorMb: 100,
+        soakEndFloorMb: 104,
         soakSec: 60,
         soakRequests: 10,
         soakFailures: 0,
@@ -59,8 +61,9 @@ test('added latency and RPS ratios come from the same run', () => {
   const rps = rows.find((r) => r.metric === 'RPS @c=32');
   assert.equal(rps?.delta, '50% of direct, 12.5x peer');
   assert.equal(rps?.status, 'met');
-  const soak = rows.find((r) => r.metric.includes('soak'));
+  const soak = rows.find((r) => r.metric.includes('floor after GC'));
   assert.equal(soak?.status, 'met');
+  assert.equal(soak?.delta, '+4.0% (10 streams)');
   assert.equal(rows.find((r) => r.metric === 'peak under c=32, MB')?.peer, '200.0');
   const table = renderTable(rows, 'portkey');
   assert.match(table.split('\n')[0], /\| portkey \|/);

@@ -164,6 +164,10 @@ export async function runSoak(
     peakC32Mb: 0,
     soakStartMb: median(sampler.between(from, from + w)),
     soakEndMb: median(sampler.between(to - w, to + 1)),
+    // the heap grows in saw-teeth of tens of MB between major collections; a third of the soak
+    // spans at least one collection, so its lowest sample is the live set
+    soakStartFloorMb: Math.min(...sampler.between(from, from + (to - from) / 3)),
+    soakEndFloorMb: Math.min(...sampler.between(to - (to - from) / 3, to + 1)),
     soakSec: o.soakSec,
     soakRequests: r.requests,
     soakFailures: r.non2xx + r.errors,

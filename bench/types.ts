@@ -22,8 +22,12 @@ export interface RssFigures {
   idleMb: number;
   /** Highest sample while a c=32 run went through this process. */
   peakC32Mb: number;
+  /** Medians of the first and last few seconds of the soak (where a GC cycle happens to be). */
   soakStartMb: number;
   soakEndMb: number;
+  /** Lowest sample in the first and last third of the soak: the floor after a collection, the leak signal. */
+  soakStartFloorMb: number;
+  soakEndFloorMb: number;
   soakSec: number;
   soakRequests: number;
   soakFailures: number;
