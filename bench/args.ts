@@ -16,7 +16,7 @@ export interface BenchOptions {
 
 export const USAGE = `usage: npm run bench -- [--quick] [--peer portkey] [--duration <s>] [--warmup <s>] [--soak <s>]
                         [--loadgen auto|wrk|autocannon] [--only <id,id>] [--profile]
-  --quick     2 s runs, 10 s soak (about a minute and a half in all)
+  --quick     2 s runs, 1 s warm-ups, 10 s soak (about two minutes in all)
   --peer      also run scenarios 1-2 through a peer gateway (portkey: installed into bench/peers/portkey)
   --profile   run pass-through load against a gateway started with node --cpu-prof and print its hottest functions`;
 

@@ -69,6 +69,14 @@ test('added latency and RPS ratios come from the same run', () => {
   assert.match(table.split('\n')[0], /\| portkey \|/);
 });
 
+test('whole-millisecond latencies from autocannon are shown but not judged', () => {
+  const r = run([m({ target: 'direct', measure: 'c1', p50Ms: 0 }), m({ target: 'gateway', measure: 'c1', p50Ms: 0 })]);
+  r.machine.loadgen = 'autocannon';
+  const [p50] = buildRows(r, [{ id: 'passthrough', measures: ['c1'] }]);
+  assert.equal(p50.status, 'n/a');
+  assert.match(p50.target, /not judged/);
+});
+
 test('a target that failed more than 1% of requests makes the row invalid', () => {
   assert.equal(isValid(m({ target: 'gateway', measure: 'c1', failures: 11 })), false);
   const rows = buildRows(
