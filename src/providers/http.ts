@@ -65,32 +65,51 @@ function isTimeout(e: unknown): boolean {
   );
 }
 
-/** Turns an upstream body into stream records, whatever its framing. */
-export function upstreamEvents(body: AsyncIterable<Buffer>, framing: StreamFraming): AsyncGenerator<UpstreamEvent> {
-  return framing === 'sse' ? sseEvents(body) : awsEvents(body);
+/** Splits upstream body bytes into stream records synchronously, whatever the framing. */
+export interface RecordSplitter {
+  /** Records completed by this chunk, in order. */
+  push(chunk: Buffer): UpstreamEvent[];
+  /** Records completed by the end of the body (an SSE event without its final blank line). */
+  end(): UpstreamEvent[];
 }
 
-export async function* sseEvents(body: AsyncIterable<Buffer>): AsyncGenerator<UpstreamEvent> {
-  const pending: UpstreamEvent[] = [];
+export function recordSplitter(framing: StreamFraming): RecordSplitter {
+  if (framing !== 'sse') {
+    const decoder = new EventStreamDecoder();
+    return { push: (chunk) => decoder.push(chunk), end: () => [] };
+  }
+  let pending: UpstreamEvent[] = [];
   const parser = createParser({
     onEvent(msg: EventSourceMessage) {
       pending.push(msg.event ? { event: msg.event, data: msg.data } : { data: msg.data });
     },
   });
   const decoder = new TextDecoder();
-  for await (const chunk of body) {
-    parser.feed(decoder.decode(chunk, { stream: true }));
-    while (pending.length > 0) yield pending.shift() as UpstreamEvent;
-  }
-  parser.feed('\n\n');
-  while (pending.length > 0) yield pending.shift() as UpstreamEvent;
+  const take = (): UpstreamEvent[] => {
+    const out = pending;
+    pending = [];
+    return out;
+  };
+  return {
+    push(chunk) {
+      parser.feed(decoder.decode(chunk, { stream: true }));
+      return take();
+    },
+    end() {
+      parser.feed('\n\n');
+      return take();
+    },
+  };
 }
 
-export async function* awsEvents(body: AsyncIterable<Buffer>): AsyncGenerator<UpstreamEvent> {
-  const decoder = new EventStreamDecoder();
-  for await (const chunk of body) {
-    for (const ev of decoder.push(chunk)) yield ev;
-  }
+/** Turns an upstream body into stream records, whatever its framing. */
+export async function* upstreamEvents(
+  body: AsyncIterable<Buffer>,
+  framing: StreamFraming,
+): AsyncGenerator<UpstreamEvent> {
+  const splitter = recordSplitter(framing);
+  for await (const chunk of body) yield* splitter.push(chunk);
+  yield* splitter.end();
 }
 
 /** Lower-cased single-valued header read. */

@@ -44,6 +44,8 @@ export interface JsonOutcome {
   kind: 'json';
   /** Response body in the caller's wire shape. */
   body: Record<string, unknown>;
+  /** Pass-through only: the upstream's own text of `body`, sent as-is instead of serialized again. */
+  bodyText?: string;
   usage: Usage;
   stopReason: StopReason;
   /** Concatenated answer text (acceptance checks, cache). */
@@ -102,13 +104,16 @@ export async function attemptChat(call: ChatCall, target: ChatTarget, signal: Ab
       });
       return { ok: true, kind: 'stream', relay, ttfbMs };
     }
-    const raw: unknown = JSON.parse(await res.body.text());
+    const rawText = await res.body.text();
+    const raw: unknown = JSON.parse(rawText);
     const ir = adapter.decodeChatResponse(raw, t);
     const text = answerText(ir);
     const schemaError = checkSchemaFallback(call, adapter, text);
     if (schemaError) return { ok: false, error: schemaError };
-    const body = passthrough && isRecord(raw) ? raw : encodeFor(call, ir);
-    return { ok: true, kind: 'json', body, usage: ir.usage, stopReason: ir.stopReason, text, ir, ttfbMs };
+    const usage = ir.usage;
+    const common = { ok: true, kind: 'json', usage, stopReason: ir.stopReason, text, ir, ttfbMs } as const;
+    if (passthrough && isRecord(raw)) return { ...common, body: raw, bodyText: rawText };
+    return { ...common, body: encodeFor(call, ir) };
   } catch (err) {
     if (err instanceof UpstreamTransportError) return { ok: false, error: err.info };
     if (err instanceof SyntaxError) {

@@ -20,6 +20,8 @@ export interface ChatContext {
   principal: Principal;
   requestId: string;
   body: unknown;
+  /** The body as the caller sent it, logged instead of serializing `body` again. */
+  rawBody?: string;
   headers: import('node:http').IncomingHttpHeaders;
   /** Aborted when the caller goes away. */
   signal: AbortSignal;
@@ -166,7 +168,10 @@ async function respond(
       'x-svc-cost-usd': formatCostHeader(cost.costUsd),
       'x-svc-latency-ms': latency.toFixed(2),
     });
-    reply.code(200).send(p.svc.trace ? { ...outcome.body, 'svc:trace': served.trace } : outcome.body);
+    if (p.svc.trace) reply.code(200).send({ ...outcome.body, 'svc:trace': served.trace });
+    else if (outcome.bodyText !== undefined)
+      reply.code(200).type('application/json; charset=utf-8').send(outcome.bodyText);
+    else reply.code(200).send(outcome.body);
     deps.log(
       baseRow(
         ctx,
@@ -184,7 +189,7 @@ async function respond(
         },
         p,
         deps,
-        outcome.body,
+        outcome.bodyText ?? outcome.body,
       ),
     );
     return;
@@ -211,7 +216,17 @@ async function respond(
         }
         return raw.write(s);
       },
-      drain: () => new Promise((resolve) => raw.once('drain', resolve)),
+      // A caller who hangs up never drains; 'close' ends the wait (the abort signal stops the relay).
+      drain: () =>
+        new Promise((resolve) => {
+          const done = (): void => {
+            raw.off('drain', done);
+            raw.off('close', done);
+            resolve();
+          };
+          raw.once('drain', done);
+          raw.once('close', done);
+        }),
     },
     ctx.signal,
   );
@@ -290,7 +305,7 @@ function baseRow(
     costUsd: r.costUsd ?? 0,
     error: r.error ?? null,
     trace: r.trace ?? null,
-    requestBody: bodies ? ctx.body : null,
+    requestBody: bodies ? (ctx.rawBody ?? ctx.body) : null,
     responseBody: bodies ? (responseBody ?? null) : null,
     createdAt,
   };

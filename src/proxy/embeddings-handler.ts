@@ -138,7 +138,9 @@ export async function handleEmbeddings(
       'x-svc-latency-ms': (performance.now() - started).toFixed(2),
       ...configHeaders,
     });
-    reply.code(200).send(encodeEmbeddings(outcome.response, target.model, body.encodingFormat));
+    if (body.encodingFormat === 'float' && outcome.alphaFloatText !== undefined)
+      reply.code(200).type('application/json; charset=utf-8').send(outcome.alphaFloatText);
+    else reply.code(200).send(encodeEmbeddings(outcome.response, target.model, body.encodingFormat));
     deps.log(row(200, { inputTokens: usage.input, costUsd: cost.costUsd }));
   } catch (err) {
     if (err instanceof InvalidRequestError)

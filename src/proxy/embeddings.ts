@@ -53,7 +53,13 @@ export function decodeEmbeddingsBody(body: unknown): EmbeddingsBody {
 }
 
 export type EmbedOutcome =
-  | { ok: true; response: EmbeddingResponse; dimensionsSent?: number }
+  | {
+      ok: true;
+      response: EmbeddingResponse;
+      dimensionsSent?: number;
+      /** OpenAI-wire upstreams: the upstream's float answer as text, already in the alpha shape. */
+      alphaFloatText?: string;
+    }
   | { ok: false; error: UpstreamErrorInfo };
 
 /**
@@ -91,6 +97,7 @@ export async function embedOnce(
         ? await embeddingRequests(upstreamReq, target)
         : [await adapter.embeddingRequest(upstreamReq, target)];
     const bodies: unknown[] = [];
+    let lastText = '';
     for (const spec of specs) {
       const res = await sendUpstream(spec, { signal });
       const text = await res.body.text();
@@ -98,6 +105,7 @@ export async function embedOnce(
         return { ok: false, error: errorAdapter.decodeError(res.status, text, res.headers) };
       }
       bodies.push(JSON.parse(text));
+      lastText = text;
     }
     const response =
       target.vendor === 'bedrock'
@@ -120,7 +128,9 @@ export async function embedOnce(
         };
       }
     }
-    return { ok: true, response, dimensionsSent: upstreamReq.dimensions };
+    const alphaFloatText =
+      errorAdapter.wire === 'openai' && specs.length === 1 && isAlphaShaped(bodies[0]) ? lastText : undefined;
+    return { ok: true, response, dimensionsSent: upstreamReq.dimensions, alphaFloatText };
   } catch (err) {
     if (err instanceof UpstreamTransportError) return { ok: false, error: err.info };
     if (err instanceof SyntaxError) {
@@ -131,6 +141,21 @@ export async function embedOnce(
     }
     throw err;
   }
+}
+
+/**
+ * Printing 1,536 floats again costs more CPU than the rest of the call, so an OpenAI-wire answer is
+ * forwarded as the upstream wrote it when it already is what encodeEmbeddings would produce: float
+ * vectors in index order and a usage object.
+ */
+function isAlphaShaped(body: unknown): boolean {
+  if (typeof body !== 'object' || body === null) return false;
+  const b = body as { data?: unknown; usage?: unknown };
+  if (typeof b.usage !== 'object' || b.usage === null || !Array.isArray(b.data)) return false;
+  return b.data.every((d: unknown, i) => {
+    const row = d as { index?: unknown; embedding?: unknown } | null;
+    return row !== null && row.index === i && Array.isArray(row.embedding);
+  });
 }
 
 /** Alpha wire shape; base64 is little-endian float32, as the OpenAI API encodes it. */

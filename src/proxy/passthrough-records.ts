@@ -61,10 +61,47 @@ export function passthroughAlphaRecord(state: PassthroughState, ev: UpstreamEven
     if (typeof c.finish_reason === 'string') summary.stopReason = OPENAI_FINISH[c.finish_reason] ?? 'end_turn';
   }
   const out = state.tools.push(chunk);
-  if (!state.callerWantsUsage) for (const o of out) if ('usage' in o) delete o.usage;
   // Unchanged chunks keep their original bytes; only rewritten ones are serialized again.
-  if (out.length === 1 && out[0] === chunk && state.callerWantsUsage) return [`data: ${ev.data}\n\n`];
+  if (out.length === 1 && out[0] === chunk) {
+    if (state.callerWantsUsage || !('usage' in chunk)) return [`data: ${ev.data}\n\n`];
+    const trimmed = chunk.usage === null ? withoutNullUsage(ev.data) : undefined;
+    if (trimmed !== undefined) return [`data: ${trimmed}\n\n`];
+  }
+  if (!state.callerWantsUsage) for (const o of out) if ('usage' in o) delete o.usage;
   return out.map((o) => `data: ${JSON.stringify(o)}\n\n`);
+}
+
+const NULL_USAGE = /"usage"\s*:\s*null/g;
+
+/**
+ * The forced `include_usage` makes every chunk carry `"usage":null`, which a caller who did not ask
+ * for usage never sees from the vendor. Cutting it out of the text saves a parse-to-serialize round
+ * trip per chunk. A `"usage"` key followed by `:` cannot occur inside a JSON string (its quotes would
+ * be escaped), so a single match is the top-level key the caller's parse showed null; anything
+ * else (none, several) returns undefined and the caller re-serializes.
+ */
+export function withoutNullUsage(data: string): string | undefined {
+  NULL_USAGE.lastIndex = 0;
+  const m = NULL_USAGE.exec(data);
+  if (!m || NULL_USAGE.exec(data) !== null) return undefined;
+  NULL_USAGE.lastIndex = 0;
+  let start = m.index;
+  let end = start + m[0].length;
+  // Take one neighbouring comma so the object stays valid: the one before if the key was not
+  // first, else the one after.
+  let i = start - 1;
+  while (i >= 0 && isJsonSpace(data.charCodeAt(i))) i--;
+  if (data[i] === ',') start = i;
+  else {
+    let j = end;
+    while (j < data.length && isJsonSpace(data.charCodeAt(j))) j++;
+    if (data[j] === ',') end = j + 1;
+  }
+  return data.slice(0, start) + data.slice(end);
+}
+
+function isJsonSpace(c: number): boolean {
+  return c === 32 || c === 10 || c === 13 || c === 9;
 }
 
 export function passthroughBetaRecord(state: PassthroughState, ev: UpstreamEvent): string[] {

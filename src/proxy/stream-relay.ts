@@ -4,7 +4,7 @@
 import { AlphaStreamEncoder, PassthroughToolAccumulator } from '../families/alpha/codec/stream-encoder.ts';
 import { BetaStreamEncoder } from '../families/beta/codec/stream-encoder.ts';
 import type { StopReason, StreamEvent, UpstreamErrorInfo, Usage } from '../ir/types.ts';
-import { transportError, upstreamEvents } from '../providers/http.ts';
+import { recordSplitter, transportError } from '../providers/http.ts';
 import type { ChatAdapter, StreamFraming, Target, UpstreamEvent } from '../providers/types.ts';
 import type { ChatCall } from './chat-attempt.ts';
 import { type PassthroughState, passthroughAlphaRecord, passthroughBetaRecord } from './passthrough-records.ts';
@@ -65,23 +65,34 @@ export function openStreamRelay(input: RelayInput): StreamRelay {
     async run(sink, signal) {
       const summary: StreamSummary = { usage: { input: 0, output: 0 }, text: '', aborted: false };
       const started = performance.now();
-      const emit = async (chunks: string[]): Promise<void> => {
+      // Records are written as they are produced and awaited only when the socket asks to drain, so
+      // an upstream read costs one await, not one per record.
+      let blocked = false;
+      const emit = (chunks: string[]): void => {
         for (const c of chunks) {
           if (summary.firstByteMs === undefined) summary.firstByteMs = performance.now() - started;
-          if (!sink.write(c)) await sink.drain();
+          if (!sink.write(c)) blocked = true;
         }
       };
       const process = makeProcessor(input, summary);
+      const splitter = recordSplitter(input.framing);
       try {
-        for await (const ev of upstreamEvents(input.body, input.framing)) {
+        for await (const chunk of input.body) {
           if (signal.aborted) break;
-          await emit(process.push(ev));
+          for (const ev of splitter.push(chunk)) emit(process.push(ev));
+          if (blocked) {
+            blocked = false;
+            await sink.drain();
+          }
         }
-        if (!signal.aborted) await emit(process.end());
+        if (!signal.aborted) {
+          for (const ev of splitter.end()) emit(process.push(ev));
+          emit(process.end());
+        }
       } catch (err) {
         if (!signal.aborted) {
           const info = transportError(err);
-          await emit(process.fail({ ...info, message: `upstream stream broke: ${info.message}` }));
+          emit(process.fail({ ...info, message: `upstream stream broke: ${info.message}` }));
         }
       }
       if (signal.aborted) {

@@ -27,7 +27,15 @@ export async function alphaRoutes(app: FastifyInstance, deps: RoutedProxyDeps, i
   app.post('/alpha/v1/chat/completions', async (req, reply) => {
     const { principal, requestId } = info(req);
     await handleChat(
-      { family: 'alpha', principal, requestId, body: req.body, headers: req.headers, signal: callerSignal(req, reply) },
+      {
+        family: 'alpha',
+        principal,
+        requestId,
+        body: req.body,
+        rawBody: req.rawBody,
+        headers: req.headers,
+        signal: callerSignal(req, reply),
+      },
       reply,
       deps,
     );

@@ -9,7 +9,15 @@ export async function betaRoutes(app: FastifyInstance, deps: RoutedProxyDeps, in
   app.post('/beta/v1/messages', async (req, reply) => {
     const { principal, requestId } = info(req);
     await handleChat(
-      { family: 'beta', principal, requestId, body: req.body, headers: req.headers, signal: callerSignal(req, reply) },
+      {
+        family: 'beta',
+        principal,
+        requestId,
+        body: req.body,
+        rawBody: req.rawBody,
+        headers: req.headers,
+        signal: callerSignal(req, reply),
+      },
       reply,
       deps,
     );

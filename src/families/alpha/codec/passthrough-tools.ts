@@ -1,7 +1,7 @@
 // Pass-through relays of alpha-wire upstream streams must obey the same SPEC rule as translated streams:
 // complete tool calls are surfaced on the finish chunk. This holds tool_call fragments per choice and
 // per call index and releases them whole; every other chunk passes unchanged.
-import type { JsonObject, JsonValue } from '../../../ir/types.ts';
+import type { JsonObject } from '../../../ir/types.ts';
 import { isObject } from '../../shared/json.ts';
 
 interface HeldCall {
@@ -21,17 +21,15 @@ function hasContent(choice: Record<string, unknown>): boolean {
 export class PassthroughToolAccumulator {
   /** choice index -> tool call index -> accumulated call. */
   private readonly held = new Map<number, Map<number, HeldCall>>();
-  private template: JsonObject | null = null;
+  /** The newest chunk with choices: its id/object/created/model head a flush at end(). */
+  private last: JsonObject | null = null;
 
   /** Returns the chunks to relay for one parsed upstream chunk (zero or one). */
   push(chunk: unknown): JsonObject[] {
     if (!isObject(chunk) || !Array.isArray(chunk.choices)) return isObject(chunk) ? [chunk as JsonObject] : [];
-    this.template = {
-      id: chunk.id as JsonValue,
-      object: chunk.object as JsonValue,
-      created: chunk.created as JsonValue,
-      model: chunk.model as JsonValue,
-    };
+    this.last = chunk as JsonObject;
+    // Most chunks carry text only: they are relayed as they are, without copying their choices.
+    if (!chunk.choices.some((c: unknown) => this.needsEdit(c))) return [chunk as JsonObject];
     let touched = false;
     const choices = chunk.choices.map((choice: unknown) => {
       if (!isObject(choice)) return choice;
@@ -58,14 +56,22 @@ export class PassthroughToolAccumulator {
 
   /** Upstream closed: calls still held (no finish chunk arrived) are flushed so they are not lost. */
   end(): JsonObject[] {
-    if (this.held.size === 0 || !this.template) return [];
+    const last = this.last;
+    if (this.held.size === 0 || !last) return [];
     const choices = [...this.held.keys()].map((index) => ({
       index,
       delta: { tool_calls: this.release(index) },
       logprobs: null,
       finish_reason: 'tool_calls',
     }));
-    return [{ ...this.template, choices }];
+    return [{ id: last.id, object: last.object, created: last.created, model: last.model, choices }];
+  }
+
+  private needsEdit(choice: unknown): boolean {
+    if (!isObject(choice)) return false;
+    if (isObject(choice.delta) && Array.isArray(choice.delta.tool_calls)) return true;
+    const index = typeof choice.index === 'number' ? choice.index : 0;
+    return choice.finish_reason !== undefined && choice.finish_reason !== null && this.held.has(index);
   }
 
   private hold(choiceIndex: number, fragments: unknown[]): void {
