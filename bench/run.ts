@@ -94,7 +94,7 @@ async function profile(o: BenchOptions): Promise<void> {
   try {
     const fake = await procs.startFake();
     const gateway = await procs.startGateway({ fakeUrl: fake.url, cpuProfDir: dir });
-    for (const id of ['passthrough', 'passthrough-stream']) {
+    for (const id of o.only.length > 0 ? o.only : ['passthrough', 'passthrough-stream']) {
       const s = SCENARIOS.find((x) => x.id === id);
       if (!s) continue;
       const r = await gen.run({ ...s.gateway(gateway.url), connections: 32, durationSec: o.durationSec * 2 });

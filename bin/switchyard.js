@@ -1,7 +1,22 @@
 #!/usr/bin/env node
-// The CLI runs the TypeScript sources through tsx's loader so that `npm start` needs no build step.
-import { register } from 'tsx/esm/api';
+// Runs the compiled CLI from dist/ (`npm run build`, done by `npm ci` through `prepare`) when it is
+// up to date: plain node uses about 40 MB less memory than the tsx loader. Otherwise the TypeScript
+// sources run through tsx, so a checkout without a build, or with edits since the last one, still
+// behaves exactly like the sources.
+import { fileURLToPath } from 'node:url';
+import { distState } from '../scripts/dist-stamp.js';
 
-register();
-const { main } = await import('../src/cli/main.ts');
+const root = fileURLToPath(new URL('..', import.meta.url));
+const state = distState(root);
+let main;
+if (state === 'fresh') {
+  ({ main } = await import('../dist/src/cli/main.js'));
+} else {
+  if (state === 'stale') {
+    process.stderr.write('switchyard: dist/ is older than the sources, running them through tsx (npm run build)\n');
+  }
+  const { register } = await import('tsx/esm/api');
+  register();
+  ({ main } = await import('../src/cli/main.ts'));
+}
 await main(process.argv.slice(2));

@@ -8,7 +8,6 @@ import { registerAuth } from './auth/hook.ts';
 import { type Config, loadConfig } from './config.ts';
 import { familyRoutes } from './families/index.ts';
 import { registerMcpRoutes } from './manage/mcp.ts';
-import { openApiYaml } from './manage/openapi.ts';
 import { OPERATIONS } from './manage/operations.ts';
 import { PROXY_PATHS } from './manage/proxy-paths.ts';
 import { registerOperationRoutes } from './manage/rest.ts';
@@ -62,8 +61,13 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   registerAuth(app, svc.principals);
 
   app.get('/healthz', async () => ({ status: 'ok', storage: svc.dialect }));
-  const yaml = openApiYaml(OPERATIONS, PROXY_PATHS);
-  app.get('/openapi.yaml', async (_request, reply) => reply.type('application/yaml; charset=utf-8').send(yaml));
+  // Built on the first request, not at start: the document and the yaml library cost more memory
+  // than most gateways will ever spend on serving it.
+  let openApi: Promise<string> | undefined;
+  app.get('/openapi.yaml', async (_request, reply) => {
+    openApi ??= import('./manage/openapi.ts').then((m) => m.openApiYaml(OPERATIONS, PROXY_PATHS));
+    return reply.type('application/yaml; charset=utf-8').send(await openApi);
+  });
   registerOperationRoutes(app, OPERATIONS);
   registerMcpRoutes(app, OPERATIONS);
   await app.register(familyRoutes);

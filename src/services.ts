@@ -8,7 +8,8 @@ import { CredentialCache } from './crypto/credential-cache.ts';
 import { loadMasterKey } from './crypto/master-key.ts';
 import { SecretBox } from './crypto/secretbox.ts';
 import { createLogger } from './logs/logger.ts';
-import { LogWriter } from './logs/writer.ts';
+import { WorkerLogWriter } from './logs/worker-writer.ts';
+import { LogWriter, type RequestLogSink } from './logs/writer.ts';
 import { ProjectCache } from './manage/project-cache.ts';
 import type { Credential, VendorId } from './providers/types.ts';
 import { RoutingRuntime } from './routing/runtime.ts';
@@ -33,7 +34,7 @@ export interface Services {
   /** Projects and their settings, from memory: `cached(projectId)`. */
   projects: ProjectCache;
   /** Request log writer: `enqueue(row)` (never awaited), `flush()`. */
-  logs: LogWriter;
+  logs: RequestLogSink;
   keyVerifier: KeyVerifier;
   /** Routing configs (cached by slug) and candidate health. */
   routing: RoutingRuntime;
@@ -94,7 +95,10 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
     const projects = new ProjectCache(stores.projects, logger, config.refreshIntervalMs);
     // Every row's updated_at is after the empty string, so this loads all projects.
     projects.warm(await stores.projects.changedSince(''));
-    const logs = new LogWriter(stores.logs, logger);
+    // SQLite inserts cost CPU on whichever thread runs them, so that mode writes logs from a worker.
+    const inThread = new LogWriter(stores.logs, logger);
+    const logs: RequestLogSink =
+      handle.dialect === 'sqlite' ? new WorkerLogWriter(handle.where, logger, inThread) : inThread;
     const routing = await RoutingRuntime.start(stores.routingConfigs, logger, config.refreshIntervalMs);
 
     let closed: Promise<void> | undefined;
@@ -118,7 +122,7 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
           credentials.stop();
           projects.stop();
           routing.stop();
-          await logs.flush();
+          await logs.close();
           await handle.close();
         })();
         return closed;

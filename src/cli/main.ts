@@ -1,29 +1,34 @@
 // `switchyard <command>`. Each command lives in its own file; adding one is one line in COMMANDS.
-import { fakeUpstreamCommand } from './fake-upstream.ts';
-import { keysCommand } from './keys.ts';
-import { mcpCommand } from './mcp-stdio.ts';
-import { migrateCommand } from './migrate.ts';
-import { openapiCommand } from './openapi.ts';
-import { serveCommand } from './serve.ts';
+// Commands are imported only when chosen: `serve` would otherwise also hold the whole fake upstream
+// and the MCP stdio transport in memory for the life of the gateway.
 
 type Command = (args: string[]) => Promise<number | undefined>;
 
-const COMMANDS: Record<string, { run: Command; help: string }> = {
-  serve: { run: serveCommand, help: 'serve                       start the gateway (default)' },
-  migrate: { run: migrateCommand, help: 'migrate                     apply database migrations and exit' },
+const COMMANDS: Record<string, { load: () => Promise<Command>; help: string }> = {
+  serve: {
+    load: async () => (await import('./serve.ts')).serveCommand,
+    help: 'serve                       start the gateway (default)',
+  },
+  migrate: {
+    load: async () => (await import('./migrate.ts')).migrateCommand,
+    help: 'migrate                     apply database migrations and exit',
+  },
   keys: {
-    run: keysCommand,
+    load: async () => (await import('./keys.ts')).keysCommand,
     help: 'keys create [--project <id>] [--name <n>] | keys list | keys revoke <id>   manage API keys offline',
   },
   openapi: {
-    run: openapiCommand,
+    load: async () => (await import('./openapi.ts')).openapiCommand,
     help: 'openapi [--write]           print (or write) openapi.yaml and mcp-tools.json',
   },
   'fake-upstream': {
-    run: fakeUpstreamCommand,
+    load: async () => (await import('./fake-upstream.ts')).fakeUpstreamCommand,
     help: 'fake-upstream --port <p>    serve the seven vendors emulated (tests, demo, bench)',
   },
-  mcp: { run: mcpCommand, help: 'mcp [--key <api key>]       serve the management tools over MCP stdio' },
+  mcp: {
+    load: async () => (await import('./mcp-stdio.ts')).mcpCommand,
+    help: 'mcp [--key <api key>]       serve the management tools over MCP stdio',
+  },
 };
 
 function usage(): string {
@@ -45,7 +50,8 @@ export async function main(argv: string[]): Promise<void> {
     return;
   }
   try {
-    const code = await command.run(rest);
+    const run = await command.load();
+    const code = await run(rest);
     if (code !== undefined) process.exitCode = code;
   } catch (err) {
     process.stderr.write(`switchyard ${name}: ${err instanceof Error ? err.message : String(err)}\n`);

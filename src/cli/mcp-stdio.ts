@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { loadConfig } from '../config.ts';
-import { buildMcpServer } from '../manage/mcp.ts';
+import { buildMcpServer } from '../manage/mcp-server.ts';
 import { OPERATIONS } from '../manage/operations.ts';
 import { createServices } from '../services.ts';
 import { newId } from '../util/ids.ts';

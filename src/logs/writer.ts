@@ -9,7 +9,17 @@ const BATCH_ROWS = 200;
 // Under a sustained database outage keep memory bounded: beyond this, the oldest rows are dropped.
 const MAX_QUEUED = 100_000;
 
-export class LogWriter {
+/** Where the proxy hands request-log rows; never awaited on the request path. */
+export interface RequestLogSink {
+  enqueue(row: RequestLogRow): void;
+  /** Resolves once every row enqueued so far is stored (or given up on). */
+  flush(): Promise<void>;
+  /** Flushes, then releases what the sink holds (a worker thread). */
+  close(): Promise<void>;
+  readonly pending: number;
+}
+
+export class LogWriter implements RequestLogSink {
   readonly #store: RequestLogStore;
   readonly #logger: Logger;
   #queue: RequestLogRow[] = [];
@@ -51,6 +61,10 @@ export class LogWriter {
     // Chained so batches are written in order and flush() waits for earlier writes too.
     this.#inflight = this.#inflight.then(() => this.#write(batch));
     return this.#inflight;
+  }
+
+  close(): Promise<void> {
+    return this.flush();
   }
 
   async #write(batch: RequestLogRow[]): Promise<void> {

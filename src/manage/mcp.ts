@@ -1,93 +1,14 @@
-// MCP server whose tools are exactly the management operations. Streamable HTTP in stateless
-// mode at /mcp (a fresh server per request, authenticated by the same API-key hook), and stdio for
-// the CLI. The JSON schemas are handed to the low-level Server as-is.
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { ValidateFunction } from 'ajv';
+// The MCP endpoint: Streamable HTTP in stateless mode at /mcp, authenticated by the same API-key
+// hook as every route. The SDK (the largest dependency: ~25 MB resident loaded alone) is loaded on
+// the first call, not at start: the route itself is registered up front so auth, 404 and 405
+// answers are the same whether or not MCP was ever used.
 import type { FastifyInstance } from 'fastify';
-import type { Principal } from '../auth/principal-cache.ts';
-import { HttpError } from '../server/errors.ts';
-import { compileStrict, describeValidationError } from '../server/validation.ts';
-import type { Services } from '../services.ts';
-import { toolDocs, toolInputSchema } from './openapi.ts';
 import type { Operation } from './operation.ts';
 
-interface Tool {
-  op: Operation;
-  validate: ValidateFunction;
+function loadMcp() {
+  return Promise.all([import('./mcp-server.ts'), import('@modelcontextprotocol/sdk/server/streamableHttp.js')]);
 }
-
-function errorResult(text: string): CallToolResult {
-  return { isError: true, content: [{ type: 'text', text }] };
-}
-
-function pick(source: Record<string, unknown>, schema: Operation['input']['body']): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  if (!schema) return out;
-  for (const k of Object.keys(schema.properties)) if (k in source) out[k] = source[k];
-  return out;
-}
-
-interface Catalog {
-  tools: Map<string, Tool>;
-  docs: ReturnType<typeof toolDocs>;
-}
-
-// Servers are built per request (stateless transport); compiling the validators once keeps that cheap.
-const catalogs = new WeakMap<readonly Operation[], Catalog>();
-
-function catalogFor(operations: readonly Operation[]): Catalog {
-  let c = catalogs.get(operations);
-  if (!c) {
-    c = {
-      tools: new Map(operations.map((op) => [op.name, { op, validate: compileStrict(toolInputSchema(op)) }])),
-      docs: toolDocs(operations),
-    };
-    catalogs.set(operations, c);
-  }
-  return c;
-}
-
-export function buildMcpServer(
-  svc: Services,
-  operations: readonly Operation[],
-  principal: Principal,
-  requestId: () => string,
-): Server {
-  const { tools, docs } = catalogFor(operations);
-  const server = new Server({ name: 'switchyard', version: '1.0.0' }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: docs }));
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
-    const tool = tools.get(request.params.name);
-    if (!tool) return errorResult(`Unknown tool '${request.params.name}'`);
-    const args: Record<string, unknown> = { ...(request.params.arguments ?? {}) };
-    if (!tool.validate(args)) {
-      return errorResult(describeValidationError('arguments', tool.validate.errors ?? []).message);
-    }
-    const { op } = tool;
-    try {
-      const result = await op.handler({
-        svc,
-        principal,
-        requestId: requestId(),
-        params: pick(args, op.input.params),
-        query: pick(args, op.input.query),
-        body: pick(args, op.input.body),
-      });
-      return {
-        content: [{ type: 'text', text: JSON.stringify(result) }],
-        structuredContent: result as Record<string, unknown>,
-      };
-    } catch (err) {
-      if (err instanceof HttpError)
-        return errorResult(`${err.status} ${err.code ?? err.type ?? 'error'}: ${err.message}`);
-      svc.logger.error({ err, tool: op.name }, 'MCP tool failed');
-      return errorResult('Internal error');
-    }
-  });
-  return server;
-}
+let loaded: ReturnType<typeof loadMcp> | undefined;
 
 const METHOD_NOT_ALLOWED = {
   jsonrpc: '2.0',
@@ -97,6 +18,8 @@ const METHOD_NOT_ALLOWED = {
 
 export function registerMcpRoutes(app: FastifyInstance, operations: readonly Operation[]): void {
   app.post('/mcp', async (request, reply) => {
+    loaded ??= loadMcp();
+    const [{ buildMcpServer }, { StreamableHTTPServerTransport }] = await loaded;
     const server = buildMcpServer(app.svc, operations, request.principal, () => request.svcId);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     reply.raw.on('close', () => {

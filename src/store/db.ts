@@ -4,7 +4,6 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
-import pg from 'pg';
 import type { Config } from '../config.ts';
 import type { Database } from './schema.ts';
 
@@ -16,10 +15,22 @@ export interface OpenedDb {
   dialect: Dialect;
   /** Human-readable location without credentials, for the startup log line. */
   where: string;
+  /** SQLite mode: the driver handle, for the few statements worth preparing once (request-log inserts). */
+  sqlite?: SQLite.Database;
 }
 
-// COUNT(*) and other int8 results arrive as strings from pg by default; our counts fit a double.
-pg.types.setTypeParser(20, (v: string) => Number.parseInt(v, 10));
+// pg is loaded only in PostgreSQL mode: the embedded default never needs it (~15 MB resident
+// loaded alone).
+let pgModule: Promise<typeof import('pg').default> | undefined;
+
+function loadPg(): Promise<typeof import('pg').default> {
+  pgModule ??= import('pg').then(({ default: pg }) => {
+    // COUNT(*) and other int8 results arrive as strings from pg by default; our counts fit a double.
+    pg.types.setTypeParser(20, (v: string) => Number.parseInt(v, 10));
+    return pg;
+  });
+  return pgModule;
+}
 
 function quoteIdent(name: string): string {
   if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`invalid schema name: ${name}`);
@@ -27,6 +38,7 @@ function quoteIdent(name: string): string {
 }
 
 async function openPostgres(url: string, schema: string | null): Promise<OpenedDb> {
+  const pg = await loadPg();
   if (schema !== null) {
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
@@ -55,7 +67,7 @@ function openSqlite(dataDir: string): OpenedDb {
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('synchronous = NORMAL');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-  return { db, dialect: 'sqlite', where: file };
+  return { db, dialect: 'sqlite', where: file, sqlite };
 }
 
 export async function openDb(config: Config): Promise<OpenedDb> {

@@ -64,7 +64,7 @@ export interface RequestLogStore {
   latencySamples(credentialIds: string[], sinceIso: string): Promise<LatencySample[]>;
 }
 
-function toTable(r: RequestLogRow): RequestLogsTable {
+export function toTable(r: RequestLogRow): RequestLogsTable {
   return {
     id: r.id,
     request_type: r.requestType,
@@ -136,9 +136,70 @@ function escapeLike(s: string): string {
 // Both dialects cap bound parameters per statement; 26 columns x 200 rows stays well under them.
 const INSERT_CHUNK = 200;
 
-export function createRequestLogStore(db: Db): RequestLogStore {
+export type SQLiteHandle = import('better-sqlite3').Database;
+
+export const LOG_COLUMNS: ReadonlyArray<keyof RequestLogsTable> = [
+  'id',
+  'request_type',
+  'org_id',
+  'project_id',
+  'api_key_id',
+  'end_user',
+  'tags',
+  'trace_id',
+  'conversation_id',
+  'model_requested',
+  'model_used',
+  'provider',
+  'credential_id',
+  'status_code',
+  'latency_ms',
+  'ttfb_ms',
+  'input_tokens',
+  'output_tokens',
+  'cache_read_tokens',
+  'cache_creation_tokens',
+  'cost_usd',
+  'error',
+  'decision_trace',
+  'request_body',
+  'response_body',
+  'created_at',
+];
+
+/** Positional INSERT of one row in LOG_COLUMNS order; a replayed id is ignored. */
+export const SQLITE_LOG_INSERT = `INSERT INTO request_logs (${LOG_COLUMNS.join(', ')}) VALUES (${LOG_COLUMNS.map(() => '?').join(', ')}) ON CONFLICT (id) DO NOTHING`;
+
+export type LogValue = string | number | null;
+
+/** A row as the values of LOG_COLUMNS, in order (what SQLITE_LOG_INSERT binds). */
+export function logValues(r: RequestLogRow): LogValue[] {
+  const t = toTable(r);
+  return LOG_COLUMNS.map((c) => t[c] as LogValue);
+}
+
+/**
+ * SQLite: one statement prepared once and run per row inside one transaction. Building and preparing
+ * a fresh multi-row INSERT through the query builder for every batch was the largest cost of the
+ * request path's background work. The batch runs while holding the query builder's connection, so
+ * it never lands inside another store's open transaction on the shared connection.
+ */
+function sqliteInserter(db: Db, sqlite: SQLiteHandle): (rows: RequestLogRow[]) => Promise<void> {
+  const stmt = sqlite.prepare(SQLITE_LOG_INSERT);
+  const insertAll = sqlite.transaction((rows: RequestLogRow[]) => {
+    for (const r of rows) stmt.run(logValues(r));
+  });
+  return (rows) => db.connection().execute(async () => insertAll(rows));
+}
+
+export function createRequestLogStore(db: Db, sqlite?: SQLiteHandle): RequestLogStore {
+  const fastInsert = sqlite ? sqliteInserter(db, sqlite) : undefined;
   return {
     async insertMany(rows) {
+      if (fastInsert) {
+        await fastInsert(rows);
+        return;
+      }
       for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
         const chunk = rows.slice(i, i + INSERT_CHUNK).map(toTable);
         await db

@@ -1,10 +1,28 @@
 // Incremental framing for `application/vnd.amazon.eventstream`: HTTP chunks do not align with
 // frames, so bytes are buffered until a whole frame (announced by its 4-byte length prelude) is in.
-import { EventStreamCodec } from '@smithy/eventstream-codec';
-import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
+import { createRequire } from 'node:module';
+import type * as Codec from '@smithy/eventstream-codec';
+import type * as Utf8 from '@smithy/util-utf8';
 import type { UpstreamEvent } from '../types.ts';
 
-const codec = new EventStreamCodec(toUtf8, fromUtf8);
+// The codec (~8 MB resident loaded alone) loads with the first Bedrock stream, not at start.
+// The CommonJS builds are required synchronously so that push() stays synchronous.
+interface Loaded {
+  codec: Codec.EventStreamCodec;
+  toUtf8: typeof Utf8.toUtf8;
+}
+let loaded: Loaded | undefined;
+
+function load(): Loaded {
+  if (!loaded) {
+    const require = createRequire(import.meta.url);
+    const { EventStreamCodec } = require('@smithy/eventstream-codec') as typeof Codec;
+    const { fromUtf8, toUtf8 } = require('@smithy/util-utf8') as typeof Utf8;
+    loaded = { codec: new EventStreamCodec(toUtf8, fromUtf8), toUtf8 };
+  }
+  return loaded;
+}
+
 const PRELUDE_BYTES = 4;
 /** Prelude (12) + message CRC (4): the smallest valid frame. */
 const MIN_FRAME_BYTES = 16;
@@ -28,6 +46,7 @@ export class EventStreamDecoder {
       if (this.buffer.length < total) break;
       const frame = this.buffer.subarray(0, total);
       this.buffer = this.buffer.subarray(total);
+      const { codec, toUtf8 } = load();
       const message = codec.decode(frame);
       const event: UpstreamEvent = { data: toUtf8(message.body) };
       const name = headerString(message.headers[':event-type']) ?? headerString(message.headers[':exception-type']);

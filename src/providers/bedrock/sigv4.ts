@@ -1,8 +1,6 @@
 // AWS request signing for Bedrock runtime calls. Credentials are stored as one opaque string
 // (`AKID::SECRET::REGION[::SESSION_TOKEN]`) or a Bedrock API key sent as a Bearer token.
-import { Sha256 } from '@aws-crypto/sha256-js';
-import { HttpRequest } from '@smithy/protocol-http';
-import { SignatureV4 } from '@smithy/signature-v4';
+import type { SignatureV4 as Signer } from '@smithy/signature-v4';
 import type { Credential, HttpRequestSpec } from '../types.ts';
 
 export interface AwsKeyPair {
@@ -38,12 +36,25 @@ export function bedrockBaseUrl(credential: Credential): string {
   return `https://bedrock-runtime.${regionOf(parseAwsKey(credential.apiKey))}.amazonaws.com`;
 }
 
+// The signing libraries (~12 MB resident loaded alone) load with the first key-pair signature:
+// gateways without Bedrock targets, or with Bedrock API keys (plain Bearer), never need them.
+async function loadSigning() {
+  const [{ Sha256 }, { HttpRequest }, { SignatureV4 }] = await Promise.all([
+    import('@aws-crypto/sha256-js'),
+    import('@smithy/protocol-http'),
+    import('@smithy/signature-v4'),
+  ]);
+  return { Sha256, HttpRequest, SignatureV4 };
+}
+type Signing = Awaited<ReturnType<typeof loadSigning>>;
+let signing: Promise<Signing> | undefined;
+
 // Building a signer derives nothing expensive, but signing keys are memoised inside each instance
 // (per day), so reusing the instance per key pair saves the HMAC chain on every request.
 const SIGNER_CACHE_MAX = 256;
-const signers = new Map<string, { secret: string; token?: string; signer: SignatureV4 }>();
+const signers = new Map<string, { secret: string; token?: string; signer: Signer }>();
 
-function signerFor(key: AwsKeyPair): SignatureV4 {
+function signerFor(key: AwsKeyPair, { Sha256, SignatureV4 }: Signing): Signer {
   const cacheKey = `${key.accessKeyId}\u0000${key.region}`;
   const hit = signers.get(cacheKey);
   // A rotated secret for the same key id must not reuse the old signer.
@@ -95,11 +106,13 @@ export async function signAws(
   if ('bearer' in parsed) {
     return { ...spec, headers: { ...spec.headers, authorization: `Bearer ${parsed.bearer}` } };
   }
+  signing ??= loadSigning();
+  const libs = await signing;
   const url = new URL(spec.url);
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(spec.headers)) headers[name.toLowerCase()] = value;
   headers.host = url.host;
-  const request = new HttpRequest({
+  const request = new libs.HttpRequest({
     method: spec.method,
     protocol: url.protocol,
     hostname: url.hostname,
@@ -109,6 +122,6 @@ export async function signAws(
     headers,
     body: spec.body,
   });
-  const signed = await signerFor(parsed).sign(request, { signingDate: options.signingDate });
+  const signed = await signerFor(parsed, libs).sign(request, { signingDate: options.signingDate });
   return { ...spec, headers: { ...signed.headers } };
 }

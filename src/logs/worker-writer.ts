@@ -1,0 +1,120 @@
+// Request-log writer for SQLite mode: rows are turned into positional values on the event loop and
+// handed to a worker thread (sqlite-log-worker.ts) once per loop turn, so the proxy thread neither
+// runs the inserts nor keeps rows alive long enough for the garbage collector to promote them.
+import { Worker } from 'node:worker_threads';
+import type { Logger } from 'pino';
+import { type LogValue, logValues, type RequestLogRow, SQLITE_LOG_INSERT } from '../store/request-logs.ts';
+import type { FromLogWorker, ToLogWorker } from './worker-protocol.ts';
+import type { RequestLogSink } from './writer.ts';
+
+function spawn(file: string): Worker {
+  const workerData = { file, sql: SQLITE_LOG_INSERT };
+  const here = import.meta.url;
+  if (!here.endsWith('.ts')) return new Worker(new URL('./sqlite-log-worker.js', here), { workerData });
+  // Running from sources (tests, no build): workers do not inherit tsx's loader on Node 20, so the
+  // worker registers it before importing its TypeScript entry.
+  const entry = JSON.stringify(new URL('./sqlite-log-worker.ts', here).href);
+  const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
+  const boot = `import(${tsx}).then((m) => { m.register(); return import(${entry}); })`;
+  return new Worker(boot, { eval: true, workerData });
+}
+
+export class WorkerLogWriter implements RequestLogSink {
+  readonly #logger: Logger;
+  readonly #worker: Worker;
+  /** Rows enqueued this loop turn, posted together. */
+  #buffer: LogValue[][] = [];
+  #posting = false;
+  #nextFlushId = 0;
+  readonly #waiting = new Map<number, () => void>();
+  #closed: Promise<void> | undefined;
+  #dead = false;
+  /** Takes over when the worker dies, so later rows are still stored. */
+  readonly #fallback: RequestLogSink;
+
+  constructor(file: string, logger: Logger, fallback: RequestLogSink) {
+    this.#logger = logger;
+    this.#fallback = fallback;
+    this.#worker = spawn(file);
+    // Shutdown goes through close(); a forgotten writer must not keep the process alive.
+    this.#worker.unref();
+    this.#worker.on('message', (msg: FromLogWorker) => this.#onMessage(msg));
+    this.#worker.on('error', (err) => {
+      this.#logger.error({ err }, 'request log worker failed; writing logs on the main thread from now on');
+      this.#die();
+    });
+    this.#worker.on('exit', () => this.#die());
+  }
+
+  enqueue(row: RequestLogRow): void {
+    if (this.#dead) {
+      this.#fallback.enqueue(row);
+      return;
+    }
+    this.#buffer.push(logValues(row));
+    if (!this.#posting) {
+      this.#posting = true;
+      setImmediate(() => this.#post());
+    }
+  }
+
+  get pending(): number {
+    return this.#buffer.length + this.#fallback.pending;
+  }
+
+  /** Resolves once every row enqueued so far is committed. */
+  flush(): Promise<void> {
+    if (this.#dead) return this.#fallback.flush();
+    this.#post();
+    const id = this.#nextFlushId++;
+    return new Promise((resolve) => {
+      // Held while someone waits for an answer, so the loop does not end under them.
+      this.#worker.ref();
+      this.#waiting.set(id, resolve);
+      this.#send({ type: 'flush', id });
+    });
+  }
+
+  close(): Promise<void> {
+    this.#closed ??= (async () => {
+      if (!this.#dead) {
+        this.#post();
+        this.#worker.ref();
+        const exited = new Promise<void>((resolve) => this.#worker.once('exit', () => resolve()));
+        this.#send({ type: 'close' });
+        await exited;
+      }
+      await this.#fallback.close();
+    })();
+    return this.#closed;
+  }
+
+  #post(): void {
+    this.#posting = false;
+    if (this.#buffer.length === 0 || this.#dead) return;
+    const rows = this.#buffer;
+    this.#buffer = [];
+    this.#send({ type: 'rows', rows });
+  }
+
+  #send(msg: ToLogWorker): void {
+    this.#worker.postMessage(msg);
+  }
+
+  #onMessage(msg: FromLogWorker): void {
+    if (msg.type === 'flushed') {
+      this.#waiting.get(msg.id)?.();
+      this.#waiting.delete(msg.id);
+      if (this.#waiting.size === 0 && !this.#closed) this.#worker.unref();
+    } else if (msg.type === 'error') {
+      this.#logger.error({ rows: msg.rows, err: msg.message }, 'failed to write request log rows');
+    }
+  }
+
+  #die(): void {
+    if (this.#dead) return;
+    this.#dead = true;
+    for (const resolve of this.#waiting.values()) resolve();
+    this.#waiting.clear();
+  }
+}
