@@ -1,5 +1,6 @@
 // `npm run bench`: fake upstream, gateway and load generator on loopback; every scenario direct and
 // through the gateway in the same run; one table printed and written to bench/results/.
+import { spawnSync } from 'node:child_process';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
@@ -109,6 +110,15 @@ async function profile(o: BenchOptions): Promise<void> {
   process.stdout.write(`${await summarizeFile(join(dir, files[0]), ROOT)}\n`);
 }
 
+/** The gateway runs through bin/switchyard.js, which falls back to tsx on a stale dist/: build first. */
+function buildDist(): void {
+  const r = spawnSync(process.execPath, [join(ROOT, 'scripts/build.js')], { stdio: ['ignore', 'ignore', 'inherit'] });
+  if (r.status !== 0) throw new Error('npm run build failed; the bench measures the compiled gateway');
+}
+
 const opts = parseArgs(process.argv.slice(2));
 if (opts.help) process.stdout.write(`${USAGE}\n`);
-else await (opts.profile ? profile(opts) : bench(opts));
+else {
+  buildDist();
+  await (opts.profile ? profile(opts) : bench(opts));
+}
