@@ -27,6 +27,8 @@ const insertAll = db.transaction((rows: LogValue[][]) => {
   for (const r of rows) stmt.run(r);
 });
 
+port.postMessage({ type: 'ready' });
+
 let queue: LogValue[][] = [];
 let timer: NodeJS.Timeout | undefined;
 

@@ -4,6 +4,7 @@ import type { LogValue } from '../store/request-logs.ts';
 export type ToLogWorker = { type: 'rows'; rows: LogValue[][] } | { type: 'flush'; id: number } | { type: 'close' };
 
 export type FromLogWorker =
+  | { type: 'ready' }
   | { type: 'flushed'; id: number }
   | { type: 'closed' }
   | { type: 'error'; rows: number; message: string };

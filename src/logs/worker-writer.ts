@@ -1,6 +1,8 @@
 // Request-log writer for SQLite mode: rows are turned into positional values on the event loop and
 // handed to a worker thread (sqlite-log-worker.ts) once per loop turn, so the proxy thread neither
 // runs the inserts nor keeps rows alive long enough for the garbage collector to promote them.
+// Rows enqueued before the worker has opened the database are held as they are; if it never gets
+// there (bad path, native failure) they and every later row go to the in-thread fallback writer.
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { type LogValue, logValues, type RequestLogRow, SQLITE_LOG_INSERT } from '../store/request-logs.ts';
@@ -19,22 +21,32 @@ function spawn(file: string): Worker {
   return new Worker(boot, { eval: true, workerData });
 }
 
+type State = 'starting' | 'ready' | 'dead';
+
 export class WorkerLogWriter implements RequestLogSink {
   readonly #logger: Logger;
   readonly #worker: Worker;
+  #state: State = 'starting';
+  /** Resolves when the worker is ready or dead, whichever comes first. */
+  readonly #settled: Promise<void>;
+  #settle!: () => void;
+  /** Rows enqueued before the worker was ready. */
+  #early: RequestLogRow[] = [];
   /** Rows enqueued this loop turn, posted together. */
   #buffer: LogValue[][] = [];
   #posting = false;
   #nextFlushId = 0;
   readonly #waiting = new Map<number, () => void>();
   #closed: Promise<void> | undefined;
-  #dead = false;
   /** Takes over when the worker dies, so later rows are still stored. */
   readonly #fallback: RequestLogSink;
 
   constructor(file: string, logger: Logger, fallback: RequestLogSink) {
     this.#logger = logger;
     this.#fallback = fallback;
+    this.#settled = new Promise((resolve) => {
+      this.#settle = resolve;
+    });
     this.#worker = spawn(file);
     // Shutdown goes through close(); a forgotten writer must not keep the process alive.
     this.#worker.unref();
@@ -47,24 +59,28 @@ export class WorkerLogWriter implements RequestLogSink {
   }
 
   enqueue(row: RequestLogRow): void {
-    if (this.#dead) {
-      this.#fallback.enqueue(row);
-      return;
-    }
-    this.#buffer.push(logValues(row));
-    if (!this.#posting) {
-      this.#posting = true;
-      setImmediate(() => this.#post());
+    if (this.#state === 'dead') this.#fallback.enqueue(row);
+    else if (this.#state === 'starting') this.#early.push(row);
+    else {
+      this.#buffer.push(logValues(row));
+      if (!this.#posting) {
+        this.#posting = true;
+        setImmediate(() => this.#post());
+      }
     }
   }
 
   get pending(): number {
-    return this.#buffer.length + this.#fallback.pending;
+    return this.#early.length + this.#buffer.length + this.#fallback.pending;
   }
 
   /** Resolves once every row enqueued so far is committed. */
-  flush(): Promise<void> {
-    if (this.#dead) return this.#fallback.flush();
+  async flush(): Promise<void> {
+    if (this.#state === 'starting') {
+      this.#worker.ref();
+      await this.#settled;
+    }
+    if (this.#state === 'dead') return this.#fallback.flush();
     this.#post();
     const id = this.#nextFlushId++;
     return new Promise((resolve) => {
@@ -77,9 +93,10 @@ export class WorkerLogWriter implements RequestLogSink {
 
   close(): Promise<void> {
     this.#closed ??= (async () => {
-      if (!this.#dead) {
+      this.#worker.ref();
+      await this.#settled;
+      if (this.#state === 'ready') {
         this.#post();
-        this.#worker.ref();
         const exited = new Promise<void>((resolve) => this.#worker.once('exit', () => resolve()));
         this.#send({ type: 'close' });
         await exited;
@@ -91,7 +108,7 @@ export class WorkerLogWriter implements RequestLogSink {
 
   #post(): void {
     this.#posting = false;
-    if (this.#buffer.length === 0 || this.#dead) return;
+    if (this.#buffer.length === 0 || this.#state !== 'ready') return;
     const rows = this.#buffer;
     this.#buffer = [];
     this.#send({ type: 'rows', rows });
@@ -102,19 +119,38 @@ export class WorkerLogWriter implements RequestLogSink {
   }
 
   #onMessage(msg: FromLogWorker): void {
-    if (msg.type === 'flushed') {
-      this.#waiting.get(msg.id)?.();
-      this.#waiting.delete(msg.id);
-      if (this.#waiting.size === 0 && !this.#closed) this.#worker.unref();
-    } else if (msg.type === 'error') {
-      this.#logger.error({ rows: msg.rows, err: msg.message }, 'failed to write request log rows');
+    switch (msg.type) {
+      case 'ready': {
+        this.#state = 'ready';
+        const early = this.#early;
+        this.#early = [];
+        for (const row of early) this.enqueue(row);
+        if (this.#waiting.size === 0 && !this.#closed) this.#worker.unref();
+        this.#settle();
+        break;
+      }
+      case 'flushed':
+        this.#waiting.get(msg.id)?.();
+        this.#waiting.delete(msg.id);
+        if (this.#waiting.size === 0 && !this.#closed) this.#worker.unref();
+        break;
+      case 'error':
+        this.#logger.error({ rows: msg.rows, err: msg.message }, 'failed to write request log rows');
+        break;
+      case 'closed':
+        break;
     }
   }
 
   #die(): void {
-    if (this.#dead) return;
-    this.#dead = true;
+    if (this.#state === 'dead') return;
+    this.#state = 'dead';
+    // Rows posted to a worker that then crashed are lost with it (inserts that fail are caught and
+    // retried inside the worker, so only a crash of the thread itself gets here after startup).
+    for (const row of this.#early) this.#fallback.enqueue(row);
+    this.#early = [];
     for (const resolve of this.#waiting.values()) resolve();
     this.#waiting.clear();
+    this.#settle();
   }
 }

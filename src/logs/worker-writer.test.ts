@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import pino from 'pino';
+import { loadConfig } from '../config.ts';
+import { openStore } from '../store/index.ts';
+import type { RequestLogRow } from '../store/request-logs.ts';
+import { newId } from '../util/ids.ts';
+import { WorkerLogWriter } from './worker-writer.ts';
+import type { RequestLogSink } from './writer.ts';
+
+const silent = pino({ level: 'silent' });
+const tempDataDir = (): string => mkdtempSync(join(tmpdir(), 'switchyard-logw-'));
+
+function row(n: number): RequestLogRow {
+  return {
+    id: newId('req'),
+    requestType: 'chat_completion',
+    orgId: 'org_w',
+    projectId: null,
+    apiKeyId: 'key_w',
+    endUser: null,
+    tags: { n: String(n) },
+    traceId: null,
+    conversationId: null,
+    modelRequested: 'gpt-4o-mini',
+    modelUsed: 'gpt-4o-mini',
+    provider: 'openai',
+    credentialId: 'prov_w',
+    statusCode: 200,
+    latencyMs: 1.5,
+    ttfbMs: 1,
+    inputTokens: 3,
+    outputTokens: 2,
+    cacheReadTokens: 0,
+    cacheCreationTokens: 0,
+    costUsd: 0.000001,
+    error: null,
+    decisionTrace: { strategy: 'direct' },
+    requestBody: '{"model":"gpt-4o-mini"}',
+    responseBody: `{"n":${n}}`,
+    createdAt: new Date().toISOString(),
+  };
+}
+
+/** Records what reaches it, as the in-thread writer would store it. */
+class RecordingSink implements RequestLogSink {
+  rows: RequestLogRow[] = [];
+  enqueue(r: RequestLogRow): void {
+    this.rows.push(r);
+  }
+  async flush(): Promise<void> {}
+  async close(): Promise<void> {}
+  get pending(): number {
+    return 0;
+  }
+}
+
+test('rows enqueued before and after the worker starts are all committed by flush and close', async () => {
+  const dataDir = tempDataDir();
+  const handle = await openStore(loadConfig({}, { dataDir }));
+  try {
+    const fallback = new RecordingSink();
+    const writer = new WorkerLogWriter(handle.where, silent, fallback);
+    const first = Array.from({ length: 5 }, (_, i) => row(i));
+    for (const r of first) writer.enqueue(r); // the worker is still starting here
+    await writer.flush();
+    const stored = await handle.stores.logs.list({ orgId: 'org_w' }, { limit: 100 });
+    assert.equal(stored.length, 5);
+    const one = stored.find((r) => r.id === first[2].id);
+    assert.deepEqual(one?.tags, { n: '2' });
+    assert.equal(one?.responseBody, '{"n":2}');
+    assert.deepEqual(one?.decisionTrace, { strategy: 'direct' });
+
+    for (let i = 5; i < 450; i++) writer.enqueue(row(i));
+    await writer.close();
+    assert.equal((await handle.stores.logs.list({ orgId: 'org_w' }, { limit: 1000 })).length, 450);
+    assert.equal(fallback.rows.length, 0);
+  } finally {
+    await handle.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('a worker that cannot open its database hands every row to the fallback writer', async () => {
+  const fallback = new RecordingSink();
+  const writer = new WorkerLogWriter(join(tempDataDir(), 'missing-dir', 'x.db'), silent, fallback);
+  const rows = Array.from({ length: 3 }, (_, i) => row(i));
+  for (const r of rows) writer.enqueue(r);
+  await writer.flush();
+  writer.enqueue(row(3));
+  await writer.close();
+  assert.deepEqual(
+    fallback.rows.map((r) => r.responseBody),
+    ['{"n":0}', '{"n":1}', '{"n":2}', '{"n":3}'],
+  );
+});
