@@ -1,9 +1,10 @@
 // The one place that talks to upstreams: a shared keep-alive undici Agent (one pool per origin, reused
 // by every request), timeouts, abort propagation, and the two stream framings turned into records.
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { Agent, request, errors as undiciErrors } from 'undici';
+import { Agent, errors as undiciErrors } from 'undici';
 import type { UpstreamErrorInfo } from '../ir/types.ts';
 import { EventStreamDecoder } from './bedrock/eventstream.ts';
+import { dispatchRequest } from './dispatch.ts';
 import type { HttpRequestSpec, StreamFraming, UpstreamEvent } from './types.ts';
 
 const agent = new Agent({
@@ -36,14 +37,8 @@ export class UpstreamTransportError extends Error {
 
 export async function sendUpstream(spec: HttpRequestSpec, opts: SendOptions = {}): Promise<UpstreamResponse> {
   try {
-    const res = await request(spec.url, {
-      method: spec.method,
-      headers: spec.headers,
-      body: spec.body,
-      dispatcher: agent,
-      signal: opts.signal,
-    });
-    return { status: res.statusCode, headers: res.headers, body: res.body };
+    const res = await dispatchRequest(agent, { ...spec, signal: opts.signal });
+    return { status: res.status, headers: res.headers, body: res.body };
   } catch (err) {
     throw new UpstreamTransportError(transportError(err, opts.signal));
   }
