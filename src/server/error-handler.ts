@@ -38,7 +38,7 @@ export function registerErrorHandlers(app: FastifyInstance): void {
     if (known) return sendError(reply, known.status, { message: known.message ?? fe.message, code: known.code });
     const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;
     if (status >= 400 && status < 500) return sendError(reply, status, { message: fe.message, code: fe.code ?? null });
-    request.log.error({ err: error }, 'unhandled error');
+    request.log.error({ err: error, reqId: request.id }, 'unhandled error');
     return sendError(reply, 500, { message: 'Internal server error', code: 'internal_error' });
   });
 
