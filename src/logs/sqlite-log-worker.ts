@@ -5,7 +5,7 @@
 // once everything received before it is committed.
 import { parentPort, workerData } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
-import type { LogValue } from '../store/request-logs.ts';
+import { type LogValue, sqliteLogBatchInsert } from '../store/request-logs.ts';
 import type { ToLogWorker } from './worker-protocol.ts';
 
 const FLUSH_MS = 100;
@@ -13,19 +13,15 @@ const BATCH_ROWS = 200;
 
 interface Init {
   file: string;
-  sql: string;
 }
 
+if (!parentPort) throw new Error('sqlite-log-worker must run as a worker thread');
 const port = parentPort;
-if (!port) throw new Error('sqlite-log-worker must run as a worker thread');
 const init = workerData as Init;
 const db = new SQLite(init.file);
 db.pragma('busy_timeout = 5000');
 db.pragma('synchronous = NORMAL');
-const stmt = db.prepare(init.sql);
-const insertAll = db.transaction((rows: LogValue[][]) => {
-  for (const r of rows) stmt.run(r);
-});
+const insertAll = sqliteLogBatchInsert(db);
 
 port.postMessage({ type: 'ready' });
 
@@ -48,7 +44,7 @@ function write(): void {
     try {
       insertAll(batch);
     } catch {
-      port?.postMessage({ type: 'error', rows: batch.length, message: String(first) });
+      port.postMessage({ type: 'error', rows: batch.length, message: String(first) });
     }
   }
 }
@@ -62,13 +58,13 @@ port.on('message', (msg: ToLogWorker) => {
       break;
     case 'flush':
       write();
-      port?.postMessage({ type: 'flushed', id: msg.id });
+      port.postMessage({ type: 'flushed', id: msg.id });
       break;
     case 'close':
       write();
       db.close();
-      port?.postMessage({ type: 'closed' });
-      port?.close();
+      port.postMessage({ type: 'closed' });
+      port.close();
       break;
   }
 });

@@ -5,12 +5,12 @@
 // there (bad path, native failure) they and every later row go to the in-thread fallback writer.
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import { type LogValue, logValues, type RequestLogRow, SQLITE_LOG_INSERT } from '../store/request-logs.ts';
+import { type LogValue, logValues, type RequestLogRow } from '../store/request-logs.ts';
 import type { FromLogWorker, ToLogWorker } from './worker-protocol.ts';
 import type { RequestLogSink } from './writer.ts';
 
 function spawn(file: string): Worker {
-  const workerData = { file, sql: SQLITE_LOG_INSERT };
+  const workerData = { file };
   const here = import.meta.url;
   if (!here.endsWith('.ts')) return new Worker(new URL('./sqlite-log-worker.js', here), { workerData });
   // Running from sources (tests, no build): workers do not inherit tsx's loader on Node 20, so the

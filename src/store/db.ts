@@ -15,8 +15,6 @@ export interface OpenedDb {
   dialect: Dialect;
   /** Human-readable location without credentials, for the startup log line. */
   where: string;
-  /** SQLite mode: the driver handle, for the few statements worth preparing once (request-log inserts). */
-  sqlite?: SQLite.Database;
 }
 
 // pg is loaded only in PostgreSQL mode: the embedded default never needs it (~15 MB resident
@@ -67,7 +65,7 @@ function openSqlite(dataDir: string): OpenedDb {
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('synchronous = NORMAL');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-  return { db, dialect: 'sqlite', where: file, sqlite };
+  return { db, dialect: 'sqlite', where: file };
 }
 
 export async function openDb(config: Config): Promise<OpenedDb> {

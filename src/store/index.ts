@@ -5,7 +5,7 @@ import { migrateToLatest } from './migrations/index.ts';
 import { createOrgKeyStore, type OrgKeyStore } from './org-keys.ts';
 import { createProjectStore, type ProjectStore } from './projects.ts';
 import { createProviderStore, type ProviderStore } from './providers.ts';
-import { createRequestLogStore, type RequestLogStore, type SQLiteHandle } from './request-logs.ts';
+import { createRequestLogStore, type RequestLogStore } from './request-logs.ts';
 import { createRoutingConfigStore, type RoutingConfigStore } from './routing-configs.ts';
 
 export interface Stores {
@@ -24,19 +24,19 @@ export interface StoreHandle {
   close(): Promise<void>;
 }
 
-export function createStores(db: Db, sqlite?: SQLiteHandle): Stores {
+export function createStores(db: Db): Stores {
   return {
     orgKeys: createOrgKeyStore(db),
     projects: createProjectStore(db),
     providers: createProviderStore(db),
-    logs: createRequestLogStore(db, sqlite),
+    logs: createRequestLogStore(db),
     routingConfigs: createRoutingConfigStore(db),
   };
 }
 
 /** Opens the database and brings the schema to the latest migration. */
 export async function openStore(config: Config): Promise<StoreHandle> {
-  const { db, dialect, where, sqlite } = await openDb(config);
+  const { db, dialect, where } = await openDb(config);
   try {
     await migrateToLatest(
       db as unknown as Parameters<typeof migrateToLatest>[0],
@@ -46,7 +46,7 @@ export async function openStore(config: Config): Promise<StoreHandle> {
     await db.destroy();
     throw err;
   }
-  return { db, dialect, where, stores: createStores(db, sqlite), close: () => db.destroy() };
+  return { db, dialect, where, stores: createStores(db), close: () => db.destroy() };
 }
 
 /** Unique-constraint violation on either dialect. */

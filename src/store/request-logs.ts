@@ -64,7 +64,7 @@ export interface RequestLogStore {
   latencySamples(credentialIds: string[], sinceIso: string): Promise<LatencySample[]>;
 }
 
-export function toTable(r: RequestLogRow): RequestLogsTable {
+function toTable(r: RequestLogRow): RequestLogsTable {
   return {
     id: r.id,
     request_type: r.requestType,
@@ -138,7 +138,7 @@ const INSERT_CHUNK = 200;
 
 export type SQLiteHandle = import('better-sqlite3').Database;
 
-export const LOG_COLUMNS: ReadonlyArray<keyof RequestLogsTable> = [
+const LOG_COLUMNS: ReadonlyArray<keyof RequestLogsTable> = [
   'id',
   'request_type',
   'org_id',
@@ -168,7 +168,7 @@ export const LOG_COLUMNS: ReadonlyArray<keyof RequestLogsTable> = [
 ];
 
 /** Positional INSERT of one row in LOG_COLUMNS order; a replayed id is ignored. */
-export const SQLITE_LOG_INSERT = `INSERT INTO request_logs (${LOG_COLUMNS.join(', ')}) VALUES (${LOG_COLUMNS.map(() => '?').join(', ')}) ON CONFLICT (id) DO NOTHING`;
+const SQLITE_LOG_INSERT = `INSERT INTO request_logs (${LOG_COLUMNS.join(', ')}) VALUES (${LOG_COLUMNS.map(() => '?').join(', ')}) ON CONFLICT (id) DO NOTHING`;
 
 export type LogValue = string | number | null;
 
@@ -179,27 +179,20 @@ export function logValues(r: RequestLogRow): LogValue[] {
 }
 
 /**
- * SQLite: one statement prepared once and run per row inside one transaction. Building and preparing
- * a fresh multi-row INSERT through the query builder for every batch was the largest cost of the
- * request path's background work. The batch runs while holding the query builder's connection, so
- * it never lands inside another store's open transaction on the shared connection.
+ * SQLite: one statement prepared once and run per row inside one transaction per batch. Building and
+ * preparing a fresh multi-row INSERT through the query builder for every batch was the largest cost
+ * of the request path's background work. Used by the request-log worker on its own connection.
  */
-function sqliteInserter(db: Db, sqlite: SQLiteHandle): (rows: RequestLogRow[]) => Promise<void> {
+export function sqliteLogBatchInsert(sqlite: SQLiteHandle): (rows: LogValue[][]) => void {
   const stmt = sqlite.prepare(SQLITE_LOG_INSERT);
-  const insertAll = sqlite.transaction((rows: RequestLogRow[]) => {
-    for (const r of rows) stmt.run(logValues(r));
+  return sqlite.transaction((rows: LogValue[][]) => {
+    for (const r of rows) stmt.run(r);
   });
-  return (rows) => db.connection().execute(async () => insertAll(rows));
 }
 
-export function createRequestLogStore(db: Db, sqlite?: SQLiteHandle): RequestLogStore {
-  const fastInsert = sqlite ? sqliteInserter(db, sqlite) : undefined;
+export function createRequestLogStore(db: Db): RequestLogStore {
   return {
     async insertMany(rows) {
-      if (fastInsert) {
-        await fastInsert(rows);
-        return;
-      }
       for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
         const chunk = rows.slice(i, i + INSERT_CHUNK).map(toTable);
         await db
