@@ -110,6 +110,10 @@ export interface DispatchRequest {
   signal?: AbortSignal;
 }
 
+function abortReason(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new Error('aborted');
+}
+
 /**
  * Sends one request; resolves with status and headers as soon as they arrive (the body follows),
  * rejects with the transport error when no response started. A signal aborted later fails the body.
@@ -122,9 +126,9 @@ export function dispatchRequest(dispatcher: Dispatcher, req: DispatchRequest): P
     let settled = false;
     const signal = req.signal;
     const onAbort = (): void => {
-      const reason = signal?.reason instanceof Error ? signal.reason : new Error('aborted');
-      if (controller) controller.abort(reason);
-      else finish(reason);
+      if (!signal) return;
+      if (controller) controller.abort(abortReason(signal));
+      else finish(abortReason(signal));
     };
     const finish = (err?: Error): void => {
       signal?.removeEventListener('abort', onAbort);
@@ -137,14 +141,14 @@ export function dispatchRequest(dispatcher: Dispatcher, req: DispatchRequest): P
       } else body?.end();
     };
     if (signal?.aborted) {
-      reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+      reject(abortReason(signal));
       return;
     }
     signal?.addEventListener('abort', onAbort, { once: true });
     const handler: Dispatcher.DispatchHandler = {
       onRequestStart(c) {
         controller = c;
-        if (signal?.aborted) c.abort(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+        if (signal?.aborted) c.abort(abortReason(signal));
       },
       onResponseStart(c, statusCode, headers) {
         controller = c;

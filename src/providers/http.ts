@@ -37,8 +37,7 @@ export class UpstreamTransportError extends Error {
 
 export async function sendUpstream(spec: HttpRequestSpec, opts: SendOptions = {}): Promise<UpstreamResponse> {
   try {
-    const res = await dispatchRequest(agent, { ...spec, signal: opts.signal });
-    return { status: res.status, headers: res.headers, body: res.body };
+    return await dispatchRequest(agent, { ...spec, signal: opts.signal });
   } catch (err) {
     throw new UpstreamTransportError(transportError(err, opts.signal));
   }

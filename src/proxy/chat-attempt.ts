@@ -9,6 +9,7 @@ import type { ChatRequest, ChatResponse, StopReason, UpstreamErrorInfo, Usage } 
 import { sendUpstream, UpstreamTransportError } from '../providers/http.ts';
 import { chatAdapterFor } from '../providers/registry.ts';
 import type { ChatAdapter, Credential, Target, VendorId } from '../providers/types.ts';
+import { isRecord } from '../util/json.ts';
 import { checkJsonAgainstSchema } from './json-schema.ts';
 import { openStreamRelay, type StreamRelay } from './stream-relay.ts';
 
@@ -110,8 +111,7 @@ export async function attemptChat(call: ChatCall, target: ChatTarget, signal: Ab
     const text = answerText(ir);
     const schemaError = checkSchemaFallback(call, adapter, text);
     if (schemaError) return { ok: false, error: schemaError };
-    const usage = ir.usage;
-    const common = { ok: true, kind: 'json', usage, stopReason: ir.stopReason, text, ir, ttfbMs } as const;
+    const common = { ok: true, kind: 'json', usage: ir.usage, stopReason: ir.stopReason, text, ir, ttfbMs } as const;
     if (passthrough && isRecord(raw)) return { ...common, body: raw, bodyText: rawText };
     return { ...common, body: encodeFor(call, ir) };
   } catch (err) {
@@ -163,10 +163,6 @@ export function answerText(ir: ChatResponse): string {
   let s = '';
   for (const b of ir.content) if (b.type === 'text') s += b.text;
   return s;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function asRecord(v: unknown): Record<string, unknown> {

@@ -4,6 +4,7 @@
 import type { PassthroughToolAccumulator } from '../families/alpha/codec/stream-encoder.ts';
 import type { UpstreamErrorInfo } from '../ir/types.ts';
 import type { UpstreamEvent } from '../providers/types.ts';
+import { isRecord } from '../util/json.ts';
 import type { StreamSummary } from './stream-relay.ts';
 
 export interface PassthroughState {
@@ -14,10 +15,6 @@ export interface PassthroughState {
 }
 
 type Rec = Record<string, unknown>;
-
-function isRec(v: unknown): v is Rec {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function num(v: unknown): number {
   return typeof v === 'number' ? v : 0;
@@ -42,22 +39,22 @@ export function passthroughAlphaRecord(state: PassthroughState, ev: UpstreamEven
   } catch {
     return [`data: ${ev.data}\n\n`];
   }
-  if (!isRec(chunk)) return [`data: ${ev.data}\n\n`];
+  if (!isRecord(chunk)) return [`data: ${ev.data}\n\n`];
   const { summary } = state;
-  if (isRec(chunk.error)) {
+  if (isRecord(chunk.error)) {
     summary.error = upstreamStreamError(chunk.error);
     return [`data: ${ev.data}\n\n`];
   }
-  if (isRec(chunk.usage)) {
+  if (isRecord(chunk.usage)) {
     const u = chunk.usage;
-    const cached = isRec(u.prompt_tokens_details) ? num(u.prompt_tokens_details.cached_tokens) : 0;
+    const cached = isRecord(u.prompt_tokens_details) ? num(u.prompt_tokens_details.cached_tokens) : 0;
     summary.usage = { input: num(u.prompt_tokens) - cached, output: num(u.completion_tokens), cacheRead: cached };
   }
   const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
   if (choices.length === 0) return state.callerWantsUsage ? [`data: ${ev.data}\n\n`] : [];
   for (const c of choices) {
-    if (!isRec(c)) continue;
-    if (isRec(c.delta) && typeof c.delta.content === 'string') summary.text += c.delta.content;
+    if (!isRecord(c)) continue;
+    if (isRecord(c.delta) && typeof c.delta.content === 'string') summary.text += c.delta.content;
     if (typeof c.finish_reason === 'string') summary.stopReason = OPENAI_FINISH[c.finish_reason] ?? 'end_turn';
   }
   const out = state.tools.push(chunk);
@@ -121,7 +118,7 @@ export function passthroughBetaRecord(state: PassthroughState, ev: UpstreamEvent
       return [`event: error\ndata: ${JSON.stringify({ type: 'error', error: { type, message: error.message } })}\n\n`];
     }
     const frame: unknown = JSON.parse(ev.data);
-    if (!isRec(frame) || typeof frame.bytes !== 'string') return [];
+    if (!isRecord(frame) || typeof frame.bytes !== 'string') return [];
     data = Buffer.from(frame.bytes, 'base64').toString('utf8');
     name = undefined;
   }
@@ -131,28 +128,28 @@ export function passthroughBetaRecord(state: PassthroughState, ev: UpstreamEvent
   } catch {
     return [];
   }
-  if (!isRec(parsed)) return [];
+  if (!isRecord(parsed)) return [];
   const type = typeof parsed.type === 'string' ? parsed.type : (name ?? 'unknown');
   observeBeta(state.summary, type, parsed);
   return [`event: ${name ?? type}\ndata: ${data}\n\n`];
 }
 
 function observeBeta(summary: StreamSummary, type: string, ev: Rec): void {
-  const u = type === 'message_start' && isRec(ev.message) ? ev.message.usage : ev.usage;
-  if (isRec(u)) {
+  const u = type === 'message_start' && isRecord(ev.message) ? ev.message.usage : ev.usage;
+  if (isRecord(u)) {
     if (typeof u.input_tokens === 'number') summary.usage.input = u.input_tokens;
     if (typeof u.output_tokens === 'number') summary.usage.output = u.output_tokens;
     if (typeof u.cache_read_input_tokens === 'number') summary.usage.cacheRead = u.cache_read_input_tokens;
     if (typeof u.cache_creation_input_tokens === 'number') summary.usage.cacheWrite = u.cache_creation_input_tokens;
   }
-  if (type === 'content_block_delta' && isRec(ev.delta) && typeof ev.delta.text === 'string')
+  if (type === 'content_block_delta' && isRecord(ev.delta) && typeof ev.delta.text === 'string')
     summary.text += ev.delta.text;
-  if (type === 'message_delta' && isRec(ev.delta) && typeof ev.delta.stop_reason === 'string') {
+  if (type === 'message_delta' && isRecord(ev.delta) && typeof ev.delta.stop_reason === 'string') {
     const r = ev.delta.stop_reason;
     summary.stopReason =
       r === 'tool_use' || r === 'max_tokens' || r === 'stop_sequence' || r === 'end_turn' ? r : 'end_turn';
   }
-  if (type === 'error' && isRec(ev.error)) summary.error = upstreamStreamError(ev.error);
+  if (type === 'error' && isRecord(ev.error)) summary.error = upstreamStreamError(ev.error);
 }
 
 function upstreamStreamError(e: Rec): UpstreamErrorInfo {
@@ -169,7 +166,7 @@ function upstreamStreamError(e: Rec): UpstreamErrorInfo {
 function safeMessage(data: string): string {
   try {
     const v: unknown = JSON.parse(data);
-    if (isRec(v) && typeof v.message === 'string') return v.message;
+    if (isRecord(v) && typeof v.message === 'string') return v.message;
   } catch {
     /* not JSON */
   }

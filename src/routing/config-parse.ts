@@ -1,11 +1,10 @@
 // Small validators shared by the strategy files: candidate references, timeouts, retry rules.
 // Errors name the exact field so that a management API caller can fix the config.
 import { resolveDirectModel } from '../providers/registry.ts';
+import { isRecord } from '../util/json.ts';
 import { type CandidateRef, ConfigError, type RetryRule } from './types.ts';
 
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+export { isRecord };
 
 export function positiveInt(v: unknown, field: string): number | undefined {
   if (v === undefined || v === null) return undefined;

@@ -3,6 +3,7 @@
 import { fromJsonText, isRecord } from '../util/json.ts';
 import { nowIso } from '../util/time.ts';
 import type { Db } from './db.ts';
+import { escapeLike } from './like.ts';
 import type { ProjectsTable } from './schema.ts';
 
 export interface ProjectRecord {
@@ -63,10 +64,6 @@ function toRecord(r: ProjectsTable): ProjectRecord {
     updatedAt: r.updated_at,
     deletedAt: r.deleted_at,
   };
-}
-
-function escapeLike(s: string): string {
-  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
 export function createProjectStore(db: Db): ProjectStore {

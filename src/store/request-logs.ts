@@ -2,6 +2,7 @@
 
 import { fromJsonText, toJsonText } from '../util/json.ts';
 import type { Db } from './db.ts';
+import { escapeLike } from './like.ts';
 import type { RequestLogsTable } from './schema.ts';
 
 export interface RequestLogRow {
@@ -128,10 +129,6 @@ function fromTable(t: RequestLogsTable): RequestLogRow {
 }
 
 const STATUS_RANGES = { '2xx': [200, 299], '4xx': [400, 499], '5xx': [500, 599] } as const;
-
-function escapeLike(s: string): string {
-  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
 
 // Both dialects cap bound parameters per statement; 26 columns x 200 rows stays well under them.
 const INSERT_CHUNK = 200;

@@ -14,58 +14,39 @@ export interface ProxyRequestInfo {
 export type RequestInfo = (req: FastifyRequest) => ProxyRequestInfo;
 
 /** Aborts when the caller disconnects before the response is complete. */
-export function callerSignal(req: FastifyRequest, reply: FastifyReply): AbortSignal {
+function callerSignal(reply: FastifyReply): AbortSignal {
   const ac = new AbortController();
   reply.raw.on('close', () => {
     if (!reply.raw.writableFinished) ac.abort(new Error('client disconnected'));
   });
-  void req;
   return ac.signal;
+}
+
+/** What every proxy handler of either family reads off the request. */
+export function proxyContext(req: FastifyRequest, reply: FastifyReply, info: RequestInfo) {
+  const { principal, requestId } = info(req);
+  return {
+    principal,
+    requestId,
+    body: req.body,
+    rawBody: req.rawBody,
+    headers: req.headers,
+    signal: callerSignal(reply),
+  };
 }
 
 export async function alphaRoutes(app: FastifyInstance, deps: RoutedProxyDeps, info: RequestInfo): Promise<void> {
   app.post('/alpha/v1/chat/completions', async (req, reply) => {
-    const { principal, requestId } = info(req);
-    await handleChat(
-      {
-        family: 'alpha',
-        principal,
-        requestId,
-        body: req.body,
-        rawBody: req.rawBody,
-        headers: req.headers,
-        signal: callerSignal(req, reply),
-      },
-      reply,
-      deps,
-    );
+    await handleChat({ family: 'alpha', ...proxyContext(req, reply, info) }, reply, deps);
     return reply;
   });
   // Same logic as the X-Svc-Dry-Run header, whatever the header says.
   app.post('/alpha/v1/dry-run', async (req, reply) => {
-    const { principal, requestId } = info(req);
-    await handleChat(
-      {
-        family: 'alpha',
-        principal,
-        requestId,
-        body: req.body,
-        headers: req.headers,
-        signal: callerSignal(req, reply),
-        dryRun: true,
-      },
-      reply,
-      deps,
-    );
+    await handleChat({ family: 'alpha', ...proxyContext(req, reply, info), dryRun: true }, reply, deps);
     return reply;
   });
   app.post('/alpha/v1/embeddings', async (req, reply) => {
-    const { principal, requestId } = info(req);
-    await handleEmbeddings(
-      { principal, requestId, body: req.body, headers: req.headers, signal: callerSignal(req, reply) },
-      reply,
-      deps,
-    );
+    await handleEmbeddings(proxyContext(req, reply, info), reply, deps);
     return reply;
   });
   app.get('/alpha/v1/models', async () => ({ object: 'list', data: [] }));

@@ -1,10 +1,9 @@
 // Narrowing readers for untrusted JSON bodies. Each takes the field path so that a failure says exactly
 // which field was wrong; they never coerce (a string "1" is not a number).
+import { isRecord } from '../../util/json.ts';
 import { invalid } from './invalid.ts';
 
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export const isObject: (value: unknown) => value is Record<string, unknown> = isRecord;
 
 export function describe(value: unknown): string {
   if (value === null) return 'null';

@@ -1,12 +1,11 @@
 // Minimal runtime narrowing for upstream JSON: upstream schemas are deliberately partial, so every
 // read goes through these instead of trusting a cast.
 import { randomBytes } from 'node:crypto';
+import { isRecord } from '../../util/json.ts';
 
 export type Rec = Record<string, unknown>;
 
-export function isRec(v: unknown): v is Rec {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+export const isRec: (v: unknown) => v is Rec = isRecord;
 
 export function rec(v: unknown): Rec {
   return isRec(v) ? v : {};
