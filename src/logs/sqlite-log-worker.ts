@@ -5,7 +5,7 @@
 // once everything received before it is committed.
 import { parentPort, workerData } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
-import { type LogValue, sqliteLogBatchInsert } from '../store/request-logs.ts';
+import { type LogValue, sqliteLogBatchInsert } from '../store/request-log-sqlite.ts';
 import type { ToLogWorker } from './worker-protocol.ts';
 
 const FLUSH_MS = 100;

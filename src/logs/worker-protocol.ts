@@ -1,5 +1,5 @@
 // Messages between the request-log writer and its SQLite worker thread.
-import type { LogValue } from '../store/request-logs.ts';
+import type { LogValue } from '../store/request-log-sqlite.ts';
 
 export type ToLogWorker = { type: 'rows'; rows: LogValue[][] } | { type: 'flush'; id: number } | { type: 'close' };
 

@@ -5,7 +5,8 @@
 // there (bad path, native failure) they and every later row go to the in-thread fallback writer.
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import { type LogValue, logValues, type RequestLogRow } from '../store/request-logs.ts';
+import type { LogValue } from '../store/request-log-sqlite.ts';
+import { logValues, type RequestLogRow } from '../store/request-logs.ts';
 import type { FromLogWorker, ToLogWorker } from './worker-protocol.ts';
 import type { RequestLogSink } from './writer.ts';
 

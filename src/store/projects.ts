@@ -3,7 +3,7 @@
 import { fromJsonText, isRecord } from '../util/json.ts';
 import { nowIso } from '../util/time.ts';
 import type { Db } from './db.ts';
-import { escapeLike } from './like.ts';
+import { escapeLike, likeEscaped } from './like.ts';
 import type { ProjectsTable } from './schema.ts';
 
 export interface ProjectRecord {
@@ -107,7 +107,7 @@ export function createProjectStore(db: Db): ProjectStore {
         .selectFrom('projects')
         .select('slug')
         .where('org_id', '=', orgId)
-        .where((eb) => eb('slug', 'like', `${escapeLike(base)}%`))
+        .where(likeEscaped('slug', `${escapeLike(base)}%`))
         .execute();
       return rows.map((r) => r.slug);
     },

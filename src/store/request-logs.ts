@@ -2,7 +2,8 @@
 
 import { fromJsonText, toJsonText } from '../util/json.ts';
 import type { Db } from './db.ts';
-import { escapeLike } from './like.ts';
+import { escapeLike, likeEscaped } from './like.ts';
+import { LOG_COLUMNS, type LogValue } from './request-log-sqlite.ts';
 import type { RequestLogsTable } from './schema.ts';
 
 export interface RequestLogRow {
@@ -133,58 +134,10 @@ const STATUS_RANGES = { '2xx': [200, 299], '4xx': [400, 499], '5xx': [500, 599] 
 // Both dialects cap bound parameters per statement; 26 columns x 200 rows stays well under them.
 const INSERT_CHUNK = 200;
 
-export type SQLiteHandle = import('better-sqlite3').Database;
-
-const LOG_COLUMNS: ReadonlyArray<keyof RequestLogsTable> = [
-  'id',
-  'request_type',
-  'org_id',
-  'project_id',
-  'api_key_id',
-  'end_user',
-  'tags',
-  'trace_id',
-  'conversation_id',
-  'model_requested',
-  'model_used',
-  'provider',
-  'credential_id',
-  'status_code',
-  'latency_ms',
-  'ttfb_ms',
-  'input_tokens',
-  'output_tokens',
-  'cache_read_tokens',
-  'cache_creation_tokens',
-  'cost_usd',
-  'error',
-  'decision_trace',
-  'request_body',
-  'response_body',
-  'created_at',
-];
-
-/** Positional INSERT of one row in LOG_COLUMNS order; a replayed id is ignored. */
-const SQLITE_LOG_INSERT = `INSERT INTO request_logs (${LOG_COLUMNS.join(', ')}) VALUES (${LOG_COLUMNS.map(() => '?').join(', ')}) ON CONFLICT (id) DO NOTHING`;
-
-export type LogValue = string | number | null;
-
 /** A row as the values of LOG_COLUMNS, in order (what SQLITE_LOG_INSERT binds). */
 export function logValues(r: RequestLogRow): LogValue[] {
   const t = toTable(r);
   return LOG_COLUMNS.map((c) => t[c] as LogValue);
-}
-
-/**
- * SQLite: one statement prepared once and run per row inside one transaction per batch. Building and
- * preparing a fresh multi-row INSERT through the query builder for every batch was the largest cost
- * of the request path's background work. Used by the request-log worker on its own connection.
- */
-export function sqliteLogBatchInsert(sqlite: SQLiteHandle): (rows: LogValue[][]) => void {
-  const stmt = sqlite.prepare(SQLITE_LOG_INSERT);
-  return sqlite.transaction((rows: LogValue[][]) => {
-    for (const r of rows) stmt.run(r);
-  });
 }
 
 export function createRequestLogStore(db: Db): RequestLogStore {
@@ -228,7 +181,7 @@ export function createRequestLogStore(db: Db): RequestLogStore {
       for (const [k, v] of Object.entries(f.tags ?? {})) {
         // Tags are written with JSON.stringify, so a pair always appears as this exact fragment.
         const fragment = `${JSON.stringify(k)}:${JSON.stringify(v)}`;
-        q = q.where((eb) => eb('tags', 'like', `%${escapeLike(fragment)}%`));
+        q = q.where(likeEscaped('tags', `%${escapeLike(fragment)}%`));
       }
       const rows = await q.orderBy('id', 'desc').limit(page.limit).execute();
       return rows.map(fromTable);

@@ -39,6 +39,9 @@ for (const d of await dialects()) {
       );
       assert.deepEqual((await s.slugsLike('org_a', 'a')).sort(), ['a', 'a-2']);
       assert.deepEqual(await s.slugsLike('org_a', 'a_'), []);
+      await s.create({ id: newId('proj'), orgId: 'org_c', name: 'U', slug: 'x_y', description: null, settings: {} });
+      await s.create({ id: newId('proj'), orgId: 'org_c', name: 'V', slug: 'xzy', description: null, settings: {} });
+      assert.deepEqual(await s.slugsLike('org_c', 'x_'), ['x_y']);
       assert.deepEqual((await s.get('org_a', a.id))?.settings, { log_bodies: false });
 
       const page1 = await s.list('org_a', { limit: 1 });

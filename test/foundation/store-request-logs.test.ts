@@ -79,6 +79,11 @@ for (const d of await dialects()) {
       assert.equal((await s.list({ orgId: 'org_a', minLatencyMs: 800 }, { limit: 10 })).length, 1);
       assert.equal((await s.list({ orgId: 'org_a', tags: { team: 'a' } }, { limit: 10 })).length, 1);
       assert.equal((await s.list({ orgId: 'org_a', tags: { team: 'a', env: 'dev' } }, { limit: 10 })).length, 0);
+      // Wildcard characters in a tag match literally, on both dialects.
+      await s.insertMany([row({ orgId: 'org_like', credentialId: 'prov_like', tags: { team_x: '50%' } })]);
+      assert.equal((await s.list({ orgId: 'org_like', tags: { team_x: '50%' } }, { limit: 10 })).length, 1);
+      assert.equal((await s.list({ orgId: 'org_like', tags: { teamyx: '50%' } }, { limit: 10 })).length, 0);
+      assert.equal((await s.list({ orgId: 'org_like', tags: { team_x: '5_%' } }, { limit: 10 })).length, 0);
       const page2 = await s.list({ orgId: 'org_a' }, { limit: 10, beforeId: all[0]?.id });
       assert.equal(page2.length, 2);
       assert.equal((await s.list({ orgId: 'org_bulk' }, { limit: 1000 })).length, 250);
