@@ -3,17 +3,17 @@
 // proxy families.
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { DestinationStream } from 'pino';
-import './server/augment.ts';
-import { registerAuth } from './auth/hook.ts';
+import './http/augment.ts';
+import { registerAuth } from './http/auth.ts';
 import { type Config, loadConfig } from './config.ts';
-import { familyRoutes } from './families/index.ts';
-import { registerMcpRoutes } from './manage/mcp.ts';
+import { familyRoutes } from './http/proxy-routes.ts';
+import { registerMcpRoutes } from './http/mcp.ts';
 import { OPERATIONS } from './manage/operations.ts';
 import { PROXY_PATHS } from './manage/proxy-paths.ts';
-import { registerOperationRoutes } from './manage/rest.ts';
-import { registerErrorHandlers } from './server/error-handler.ts';
-import { registerJsonParser } from './server/json-body.ts';
-import { registerValidators } from './server/validation.ts';
+import { registerOperationRoutes } from './http/rest.ts';
+import { registerErrorHandlers } from './http/error-handler.ts';
+import { registerJsonParser } from './http/json-body.ts';
+import { registerValidators } from './http/validation.ts';
 import { createServices, type KeyVerifier } from './services.ts';
 import { newId } from './util/ids.ts';
 

@@ -1,16 +1,16 @@
 // Everything a route handler needs, created once per gateway instance by buildApp().
 import type { DestinationStream, Logger } from 'pino';
-import type { BootstrapResult } from './auth/bootstrap.ts';
-import { bootstrap } from './auth/bootstrap.ts';
-import { PrincipalCache } from './auth/principal-cache.ts';
+import type { BootstrapResult } from './store/bootstrap.ts';
+import { bootstrap } from './store/bootstrap.ts';
+import { PrincipalCache } from './live/principals.ts';
 import type { Config } from './config.ts';
-import { CredentialCache } from './crypto/credential-cache.ts';
+import { CredentialCache } from './live/credentials.ts';
 import { loadMasterKey } from './crypto/master-key.ts';
 import { SecretBox } from './crypto/secretbox.ts';
-import { createLogger } from './logs/logger.ts';
+import { createLogger } from './util/logger.ts';
 import { WorkerLogWriter } from './logs/worker-writer.ts';
 import { LogWriter, type RequestLogSink } from './logs/writer.ts';
-import { ProjectCache } from './manage/project-cache.ts';
+import { ProjectCache } from './live/projects.ts';
 import type { Credential, VendorId } from './providers/types.ts';
 import { RoutingRuntime } from './routing/runtime.ts';
 import type { Db, Dialect } from './store/db.ts';

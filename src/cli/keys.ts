@@ -1,7 +1,7 @@
 // `switchyard keys create|list|revoke`: works offline against the store (no server needed). A running
 // gateway sees the change within its cache refresh interval.
 import { parseArgs } from 'node:util';
-import { bootstrap } from '../auth/bootstrap.ts';
+import { bootstrap } from '../store/bootstrap.ts';
 import { loadConfig } from '../config.ts';
 import { displayPrefix, generateApiKey, hashApiKey } from '../crypto/api-keys.ts';
 import { openStore, type Stores } from '../store/index.ts';

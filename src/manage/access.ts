@@ -1,7 +1,7 @@
 // Management calls act for the caller's organization and need an org-wide key; project-scoped
 // keys are for the proxy only.
-import type { Principal } from '../auth/principal-cache.ts';
-import { HttpError } from '../server/errors.ts';
+import type { Principal } from '../live/principals.ts';
+import { HttpError } from '../http/errors.ts';
 
 export function requireOrgKey(principal: Principal): string {
   if (principal.projectId !== null) {

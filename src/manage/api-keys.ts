@@ -1,7 +1,7 @@
 // Gateway API keys: create (plaintext returned once), list (never the plaintext), revoke.
 import { Type } from '@sinclair/typebox';
 import { displayPrefix, generateApiKey, hashApiKey } from '../crypto/api-keys.ts';
-import { HttpError } from '../server/errors.ts';
+import { HttpError } from '../http/errors.ts';
 import type { ApiKeyRecord } from '../store/org-keys.ts';
 import { decodeCursor, toPage } from '../util/cursor.ts';
 import { newId } from '../util/ids.ts';

@@ -4,9 +4,9 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ValidateFunction } from 'ajv';
-import type { Principal } from '../auth/principal-cache.ts';
-import { HttpError } from '../server/errors.ts';
-import { compileStrict, describeValidationError } from '../server/validation.ts';
+import type { Principal } from '../live/principals.ts';
+import { HttpError } from '../http/errors.ts';
+import { compileStrict, describeValidationError } from '../http/validation.ts';
 import type { Services } from '../services.ts';
 import { toolDocs, toolInputSchema } from './openapi.ts';
 import type { Operation } from './operation.ts';

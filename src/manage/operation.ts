@@ -1,7 +1,7 @@
 // The shape of one management operation, declared once and turned into a REST route, an OpenAPI
 // operation and an MCP tool (DESIGN.md principle 4).
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
-import type { Principal } from '../auth/principal-cache.ts';
+import type { Principal } from '../live/principals.ts';
 import type { Services } from '../services.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';

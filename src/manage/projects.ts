@@ -6,7 +6,7 @@ import { decodeCursor, toPage } from '../util/cursor.ts';
 import { newId } from '../util/ids.ts';
 import { notFound, requireOrgKey } from './access.ts';
 import { defineOperation, type Operation } from './operation.ts';
-import { DEFAULT_PROJECT_SETTINGS, withDefaultSettings } from './project-cache.ts';
+import { DEFAULT_PROJECT_SETTINGS, withDefaultSettings } from '../live/projects.ts';
 import { Nullable, PageQuery, pageOf, Timestamp } from './schemas.ts';
 import { firstFreeSlug, slugify } from './slug.ts';
 

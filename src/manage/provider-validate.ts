@@ -1,6 +1,6 @@
 // Checks on provider credential input that a JSON schema cannot express.
 import type { VendorId } from '../providers/types.ts';
-import { HttpError } from '../server/errors.ts';
+import { HttpError } from '../http/errors.ts';
 
 export function validateBaseUrl(vendor: VendorId, baseUrl: string | null | undefined): string | null {
   if (baseUrl === undefined || baseUrl === null || baseUrl === '') {

@@ -1,8 +1,8 @@
 // Provider credentials (SPEC "Management API: providers"). `api_key` is write-only: it is encrypted
 // before it reaches the store and no response or log line ever contains it.
 import { Type } from '@sinclair/typebox';
-import { credentialAad } from '../crypto/credential-cache.ts';
-import { HttpError } from '../server/errors.ts';
+import { credentialAad } from '../live/credentials.ts';
+import { HttpError } from '../http/errors.ts';
 import type { Services } from '../services.ts';
 import type { ProviderRecord } from '../store/providers.ts';
 import { newId } from '../util/ids.ts';

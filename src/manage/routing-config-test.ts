@@ -3,14 +3,14 @@
 import { Type } from '@sinclair/typebox';
 import { decodeAlphaChat } from '../families/alpha/codec/decode-request.ts';
 import { InvalidRequestError } from '../families/shared/invalid.ts';
-import { readSvcHeaders } from '../proxy/request-headers.ts';
-import type { ActiveConfig } from '../routing/config-cache.ts';
+import { readSvcHeaders } from '../families/shared/svc-headers.ts';
+import type { ActiveConfig } from '../live/routing-configs.ts';
 import { configDryRun } from '../routing/dry-run.ts';
 import { compileStrategy, strategyName } from '../routing/normalize.ts';
 import { requestFacts } from '../routing/planner.ts';
-import { credentialOf, executeRouted, type RoutingDeps } from '../routing/route-chat.ts';
+import { credentialOf, executeRouted, type RoutingDeps } from '../pipeline/executor.ts';
 import { decisionTrace } from '../routing/trace.ts';
-import { HttpError } from '../server/errors.ts';
+import { HttpError } from '../http/errors.ts';
 import type { Services } from '../services.ts';
 import { requireOrgKey } from './access.ts';
 import { defineOperation, type Operation } from './operation.ts';

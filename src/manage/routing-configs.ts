@@ -3,7 +3,7 @@
 import { Type } from '@sinclair/typebox';
 import { type NormalizedConfig, normalizeCreate, normalizePatch } from '../routing/normalize.ts';
 import { ConfigError } from '../routing/types.ts';
-import { HttpError } from '../server/errors.ts';
+import { HttpError } from '../http/errors.ts';
 import type { Services } from '../services.ts';
 import { isUniqueViolation } from '../store/index.ts';
 import { decodeCursor, toPage } from '../util/cursor.ts';

@@ -1,7 +1,7 @@
 // Judge calls for ensemble (pick the best answer) and cascade (score one answer). A judge is an
 // ordinary non-streamed chat attempt with a short prompt; its failure never fails the caller's call.
 import type { ChatRequest } from '../ir/types.ts';
-import { attemptChat, type ChatCall, type ChatTarget } from '../proxy/chat-attempt.ts';
+import { attemptChat, type ChatCall, type ChatTarget } from '../pipeline/chat-attempt.ts';
 import { parsePick, parseScore } from './acceptance.ts';
 
 function lastUserText(ir: ChatRequest): string {

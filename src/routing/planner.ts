@@ -4,10 +4,10 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { SvcExtensions } from '../families/shared/svc.ts';
 import type { ChatRequest } from '../ir/types.ts';
 import { lookupModel } from '../providers/catalog/index.ts';
-import type { Family } from '../proxy/chat-attempt.ts';
-import type { SvcHeaders } from '../proxy/request-headers.ts';
+import type { Family } from '../pipeline/chat-attempt.ts';
+import type { SvcHeaders } from '../families/shared/svc-headers.ts';
 import { estimateRequestTokens } from '../tokens/estimate.ts';
-import type { ActiveConfig } from './config-cache.ts';
+import type { ActiveConfig } from '../live/routing-configs.ts';
 import type { CandidateRef, Decision, HealthView, RequestFacts } from './types.ts';
 
 export interface FactsInput {

@@ -1,7 +1,7 @@
 // The routing state of one gateway instance: live configs (cache) and candidate health.
 import type { Logger } from 'pino';
 import type { RoutingConfigStore } from '../store/routing-configs.ts';
-import { RoutingConfigCache } from './config-cache.ts';
+import { RoutingConfigCache } from '../live/routing-configs.ts';
 import { HealthTracker } from './health.ts';
 
 export class RoutingRuntime {

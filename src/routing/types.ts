@@ -5,7 +5,7 @@
 import type { ChatRequest } from '../ir/types.ts';
 import type { ModelInfo } from '../providers/catalog/types.ts';
 import type { VendorId } from '../providers/types.ts';
-import type { Family } from '../proxy/chat-attempt.ts';
+import type { Family } from '../pipeline/chat-attempt.ts';
 
 export const STRATEGY_NAMES = [
   'single',

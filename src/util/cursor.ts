@@ -1,6 +1,6 @@
 // Opaque pagination cursors: base64url of the last id returned. Ids sort lexically, so the next
 // page is simply "id > last".
-import { HttpError } from '../server/errors.ts';
+import { HttpError } from '../http/errors.ts';
 
 export function encodeCursor(lastId: string): string {
   return Buffer.from(lastId, 'utf8').toString('base64url');

@@ -4,14 +4,14 @@ import type { FastifyReply } from 'fastify';
 import { InvalidRequestError } from '../families/shared/invalid.ts';
 import { computeCost, formatCostHeader } from '../providers/catalog/cost.ts';
 import { parseModelRef } from '../providers/registry.ts';
-import type { RoutedProxyDeps } from '../routing/chat-route.ts';
+import type { RoutedProxyDeps } from './route.ts';
 import { directDryRun } from '../routing/dry-run.ts';
-import { executeEmbedding, planEmbedding } from '../routing/embed-route.ts';
+import { executeEmbedding, planEmbedding } from './embed-route.ts';
 import type { ChatTarget } from './chat-attempt.ts';
 import type { Principal, ProxyLogRow } from './deps.ts';
-import { decodeEmbeddingsBody, embedOnce, encodeEmbeddings } from './embeddings.ts';
+import { decodeEmbeddingsBody, embedOnce, encodeEmbeddings } from './embed-attempt.ts';
 import { errorBody, fromUpstream, type GatewayError } from './errors.ts';
-import { readSvcHeaders } from './request-headers.ts';
+import { readSvcHeaders } from '../families/shared/svc-headers.ts';
 import { GatewayFailure, resolveDirectTarget } from './resolve-target.ts';
 
 export interface EmbeddingsContext {

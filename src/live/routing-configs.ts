@@ -4,8 +4,8 @@
 import type { Logger } from 'pino';
 import type { RoutingConfigRecord, RoutingConfigStore } from '../store/routing-configs.ts';
 import { newestOf, type Refresher, startRefresher } from '../util/refresher.ts';
-import { compileStrategy, strategyName } from './normalize.ts';
-import type { CompiledStrategy, StrategyName } from './types.ts';
+import { compileStrategy, strategyName } from '../routing/normalize.ts';
+import type { CompiledStrategy, StrategyName } from '../routing/types.ts';
 
 export interface ActiveConfig {
   id: string;

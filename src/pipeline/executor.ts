@@ -3,13 +3,13 @@
 import type { Usage } from '../ir/types.ts';
 import { computeCost } from '../providers/catalog/cost.ts';
 import type { VendorId } from '../providers/types.ts';
-import { attemptChat, type ChatCall, type ChatTarget } from '../proxy/chat-attempt.ts';
-import type { StoredCredential } from '../proxy/deps.ts';
-import { executePlan } from './execute.ts';
-import type { ExecutionResult, Executor } from './execute-types.ts';
-import { countsAgainstHealth, type HealthTracker } from './health.ts';
-import { judgePick, judgeScore } from './judge.ts';
-import type { CandidateRef, Decision } from './types.ts';
+import { attemptChat, type ChatCall, type ChatTarget } from './chat-attempt.ts';
+import type { StoredCredential } from './deps.ts';
+import { executePlan } from '../routing/execute.ts';
+import type { ExecutionResult, Executor } from '../routing/execute-types.ts';
+import { countsAgainstHealth, type HealthTracker } from '../routing/health.ts';
+import { judgePick, judgeScore } from '../routing/judge.ts';
+import type { CandidateRef, Decision } from '../routing/types.ts';
 
 export interface RoutingDeps {
   credentialById(orgId: string, id: string): StoredCredential | undefined;

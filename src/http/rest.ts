@@ -1,6 +1,6 @@
 // Turns the operation list into fastify routes with schema validation.
 import type { FastifyInstance } from 'fastify';
-import type { Operation } from './operation.ts';
+import type { Operation } from '../manage/operation.ts';
 
 /** `/manage/v1/projects/{project_id}` -> `/manage/v1/projects/:project_id` */
 export function toFastifyPath(path: string): string {

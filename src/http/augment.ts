@@ -1,5 +1,5 @@
 // Fastify type augmentation: what buildApp() puts on the instance and on every request.
-import type { Principal } from '../auth/principal-cache.ts';
+import type { Principal } from '../live/principals.ts';
 import type { Services } from '../services.ts';
 
 declare module 'fastify' {

@@ -1,12 +1,12 @@
 // Registers both proxy families and binds them to the gateway's in-memory services. The proxy sees
 // only the narrow ProxyDeps interface (src/proxy/deps.ts).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { ProxyLogRow } from '../proxy/deps.ts';
-import type { RoutedProxyDeps } from '../routing/chat-route.ts';
+import type { ProxyLogRow } from '../pipeline/deps.ts';
+import type { RoutedProxyDeps } from '../pipeline/route.ts';
 import type { Services } from '../services.ts';
 import type { RequestLogRow } from '../store/request-logs.ts';
-import { alphaRoutes, type ProxyRequestInfo } from './alpha/routes.ts';
-import { betaRoutes } from './beta/routes.ts';
+import { alphaRoutes, type ProxyRequestInfo } from './alpha-routes.ts';
+import { betaRoutes } from './beta-routes.ts';
 
 function bodyText(v: unknown): string | null {
   if (v === null || v === undefined) return null;

@@ -2,18 +2,18 @@
 // produce the pinned length), then they are tried in order with the config's retry rule. The pinned
 // length is sent upstream and checked on every vector.
 import type { EmbeddingRequest } from '../ir/types.ts';
-import type { ChatTarget } from '../proxy/chat-attempt.ts';
-import { type EmbedOutcome, embedOnce } from '../proxy/embeddings.ts';
-import { GatewayFailure } from '../proxy/resolve-target.ts';
-import { shouldRetry } from './acceptance.ts';
-import type { ActiveConfig } from './config-cache.ts';
-import type { AttemptRecord } from './execute-types.ts';
-import { countsAgainstHealth } from './health.ts';
-import { planFor } from './planner.ts';
+import type { ChatTarget } from './chat-attempt.ts';
+import { type EmbedOutcome, embedOnce } from './embed-attempt.ts';
+import { GatewayFailure } from './resolve-target.ts';
+import { shouldRetry } from '../routing/acceptance.ts';
+import type { ActiveConfig } from '../live/routing-configs.ts';
+import type { AttemptRecord } from '../routing/execute-types.ts';
+import { countsAgainstHealth } from '../routing/health.ts';
+import { planFor } from '../routing/planner.ts';
 import type { ProxyRouting } from './proxy-routing.ts';
-import { credentialOf, targetOf } from './route-chat.ts';
-import { type DecisionTrace, type DryRunEnvelope, decisionTrace, dryRunEnvelope } from './trace.ts';
-import type { Decision, RequestFacts } from './types.ts';
+import { credentialOf, targetOf } from './executor.ts';
+import { type DecisionTrace, type DryRunEnvelope, decisionTrace, dryRunEnvelope } from '../routing/trace.ts';
+import type { Decision, RequestFacts } from '../routing/types.ts';
 
 export interface EmbedRouteInput {
   orgId: string;

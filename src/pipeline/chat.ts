@@ -7,12 +7,12 @@ import { InvalidRequestError } from '../families/shared/invalid.ts';
 import type { SvcExtensions } from '../families/shared/svc.ts';
 import type { ChatRequest, Usage } from '../ir/types.ts';
 import { computeCost, formatCostHeader } from '../providers/catalog/cost.ts';
-import { type RoutedProxyDeps, routeChat, type Served } from '../routing/chat-route.ts';
+import { type RoutedProxyDeps, routeChat, type Served } from './route.ts';
 import type { ConfigRef } from '../routing/trace.ts';
 import type { ChatCall, Family } from './chat-attempt.ts';
 import type { Principal, ProxyDeps, ProxyLogRow } from './deps.ts';
 import { errorBody, fromUpstream, type GatewayError } from './errors.ts';
-import { readSvcHeaders, type SvcHeaders } from './request-headers.ts';
+import { readSvcHeaders, type SvcHeaders } from '../families/shared/svc-headers.ts';
 import { GatewayFailure } from './resolve-target.ts';
 
 export interface ChatContext {

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Credential, VendorId } from '../providers/types.ts';
 import type { ProviderRecord, ProviderStore } from '../store/providers.ts';
 import { newestOf, type Refresher, startRefresher } from '../util/refresher.ts';
-import type { SecretBox } from './secretbox.ts';
+import type { SecretBox } from '../crypto/secretbox.ts';
 
 export interface ResolvedCredential {
   id: string;

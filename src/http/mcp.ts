@@ -3,10 +3,10 @@
 // the first call, not at start: the route itself is registered up front so auth, 404 and 405
 // answers are the same whether or not MCP was ever used.
 import type { FastifyInstance } from 'fastify';
-import type { Operation } from './operation.ts';
+import type { Operation } from '../manage/operation.ts';
 
 function loadMcp() {
-  return Promise.all([import('./mcp-server.ts'), import('@modelcontextprotocol/sdk/server/streamableHttp.js')]);
+  return Promise.all([import('../manage/mcp-server.ts'), import('@modelcontextprotocol/sdk/server/streamableHttp.js')]);
 }
 let loaded: ReturnType<typeof loadMcp> | undefined;
 

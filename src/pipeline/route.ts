@@ -3,17 +3,17 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { SvcExtensions } from '../families/shared/svc.ts';
 import { ACCEPTED_MODEL_FORMS, parseModelRef } from '../providers/registry.ts';
-import { type AttemptOutcome, attemptChat, type ChatCall, type ChatTarget } from '../proxy/chat-attempt.ts';
-import type { Principal, ProxyDeps } from '../proxy/deps.ts';
-import type { SvcHeaders } from '../proxy/request-headers.ts';
-import { GatewayFailure, resolveDirectTarget } from '../proxy/resolve-target.ts';
-import { configDryRun, directDryRun } from './dry-run.ts';
-import type { AttemptRecord } from './execute-types.ts';
-import { countsAgainstHealth } from './health.ts';
-import { requestFacts } from './planner.ts';
+import { type AttemptOutcome, attemptChat, type ChatCall, type ChatTarget } from './chat-attempt.ts';
+import type { Principal, ProxyDeps } from './deps.ts';
+import type { SvcHeaders } from '../families/shared/svc-headers.ts';
+import { GatewayFailure, resolveDirectTarget } from './resolve-target.ts';
+import { configDryRun, directDryRun } from '../routing/dry-run.ts';
+import type { AttemptRecord } from '../routing/execute-types.ts';
+import { countsAgainstHealth } from '../routing/health.ts';
+import { requestFacts } from '../routing/planner.ts';
 import type { ProxyRouting } from './proxy-routing.ts';
-import { attemptCost, credentialOf, executeRouted } from './route-chat.ts';
-import { type ConfigRef, type DecisionTrace, type DryRunEnvelope, decisionTrace, directDecision } from './trace.ts';
+import { attemptCost, credentialOf, executeRouted } from './executor.ts';
+import { type ConfigRef, type DecisionTrace, type DryRunEnvelope, decisionTrace, directDecision } from '../routing/trace.ts';
 
 export interface RouteInput {
   family: ChatCall['family'];

@@ -1,10 +1,10 @@
 // Family alpha proxy routes (chat completions, embeddings, models). Thin: the shared proxy core does
 // the work; this file only binds paths and the family's error shape.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { handleChat } from '../../proxy/chat-handler.ts';
-import type { Principal } from '../../proxy/deps.ts';
-import { handleEmbeddings } from '../../proxy/embeddings-handler.ts';
-import type { RoutedProxyDeps } from '../../routing/chat-route.ts';
+import { handleChat } from '../pipeline/chat.ts';
+import type { Principal } from '../pipeline/deps.ts';
+import { handleEmbeddings } from '../pipeline/embeddings-handler.ts';
+import type { RoutedProxyDeps } from '../pipeline/route.ts';
 
 export interface ProxyRequestInfo {
   principal: Principal;

@@ -3,7 +3,7 @@ import { ACCEPTED_MODEL_FORMS, parseModelRef } from '../providers/registry.ts';
 import type { ChatTarget } from './chat-attempt.ts';
 import type { Principal, ProxyDeps } from './deps.ts';
 import type { GatewayError } from './errors.ts';
-import type { SvcHeaders } from './request-headers.ts';
+import type { SvcHeaders } from '../families/shared/svc-headers.ts';
 
 export class GatewayFailure extends Error implements GatewayError {
   constructor(

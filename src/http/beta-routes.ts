@@ -1,9 +1,9 @@
 // Family beta proxy routes (messages, count_tokens, models).
 import type { FastifyInstance } from 'fastify';
-import { handleChat } from '../../proxy/chat-handler.ts';
-import { handleCountTokens } from '../../proxy/count-tokens.ts';
-import type { RoutedProxyDeps } from '../../routing/chat-route.ts';
-import { proxyContext, type RequestInfo } from '../alpha/routes.ts';
+import { handleChat } from '../pipeline/chat.ts';
+import { handleCountTokens } from '../pipeline/count-tokens.ts';
+import type { RoutedProxyDeps } from '../pipeline/route.ts';
+import { proxyContext, type RequestInfo } from './alpha-routes.ts';
 
 export async function betaRoutes(app: FastifyInstance, deps: RoutedProxyDeps, info: RequestInfo): Promise<void> {
   app.post('/beta/v1/messages', async (req, reply) => {

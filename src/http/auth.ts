@@ -1,8 +1,8 @@
 // The API-key gate in front of every proxy and management route. The common case (a key already
 // in memory) completes synchronously, with no promise and no database call.
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import { sendError } from '../server/errors.ts';
-import type { Principal, PrincipalCache } from './principal-cache.ts';
+import { sendError } from './errors.ts';
+import type { Principal, PrincipalCache } from '../live/principals.ts';
 
 const PROTECTED = ['/alpha/', '/beta/', '/manage/'];
 

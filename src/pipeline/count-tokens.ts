@@ -10,7 +10,7 @@ import { chatAdapterFor } from '../providers/registry.ts';
 import { estimateRequestTokens } from '../tokens/estimate.ts';
 import type { Principal, ProxyDeps } from './deps.ts';
 import { errorBody, fromUpstream } from './errors.ts';
-import { readSvcHeaders } from './request-headers.ts';
+import { readSvcHeaders } from '../families/shared/svc-headers.ts';
 import { GatewayFailure, resolveDirectTarget } from './resolve-target.ts';
 
 export interface CountContext {
