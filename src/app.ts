@@ -4,16 +4,20 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { DestinationStream } from 'pino';
 import './http/augment.ts';
-import { registerAuth } from './http/auth.ts';
 import { type Config, loadConfig } from './config.ts';
-import { familyRoutes } from './http/proxy-routes.ts';
-import { registerMcpRoutes } from './http/mcp.ts';
-import { OPERATIONS } from './manage/operations.ts';
-import { PROXY_PATHS } from './manage/proxy-paths.ts';
-import { registerOperationRoutes } from './http/rest.ts';
+import { registerAuth } from './http/auth.ts';
 import { registerErrorHandlers } from './http/error-handler.ts';
 import { registerJsonParser } from './http/json-body.ts';
-import { registerValidators } from './http/validation.ts';
+import { registerMcpRoutes } from './http/mcp.ts';
+import { proxyRoutes } from './http/proxy-routes.ts';
+import { registerOperationRoutes } from './http/rest.ts';
+import { requestLogHook } from './logs/request-log-hook.ts';
+import { liveStateOf } from './manage/live-state.ts';
+import { OPERATIONS } from './manage/operations.ts';
+import { PROXY_PATHS } from './manage/proxy-paths.ts';
+import { registerValidators } from './manage/validation.ts';
+import { healthHook } from './pipeline/health-hook.ts';
+import { PipelineHooks } from './pipeline/hooks.ts';
 import { createServices, type KeyVerifier } from './services.ts';
 import { newId } from './util/ids.ts';
 
@@ -74,7 +78,20 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   });
   registerOperationRoutes(app, OPERATIONS);
   registerMcpRoutes(app, OPERATIONS);
-  await app.register(familyRoutes);
+  const hooks = new PipelineHooks()
+    .onAfterResponse(healthHook(svc.routing.health))
+    .onAfterResponse(
+      requestLogHook(svc.logs, (projectId) =>
+        projectId ? (svc.projects.cached(projectId)?.settings.log_bodies ?? true) : true,
+      ),
+    );
+  await app.register(
+    proxyRoutes({
+      live: liveStateOf(svc),
+      hooks,
+      onHookError: (err) => svc.logger.error({ err }, 'an afterResponse hook failed'),
+    }),
+  );
 
   // Runs after the server stopped accepting and in-flight requests drained.
   app.addHook('onClose', async () => {

@@ -1,47 +1,24 @@
 // Everything a route handler needs, created once per gateway instance by buildApp().
 import type { DestinationStream, Logger } from 'pino';
-import type { BootstrapResult } from './store/bootstrap.ts';
-import { bootstrap } from './store/bootstrap.ts';
-import { PrincipalCache } from './live/principals.ts';
+import { createChangeBus } from './cluster/index.ts';
 import type { Config } from './config.ts';
-import { CredentialCache } from './live/credentials.ts';
 import { loadMasterKey } from './crypto/master-key.ts';
 import { SecretBox } from './crypto/secretbox.ts';
-import { createLogger } from './util/logger.ts';
+import { CredentialMirror } from './live/credentials.ts';
+import { PrincipalMirror } from './live/principals.ts';
+import { ProjectMirror } from './live/projects.ts';
+import { type ConfigCompiler, RoutingConfigMirror } from './live/routing-configs.ts';
 import { WorkerLogWriter } from './logs/worker-writer.ts';
 import { LogWriter, type RequestLogSink } from './logs/writer.ts';
-import { ProjectCache } from './live/projects.ts';
-import type { Credential, VendorId } from './providers/types.ts';
-import { RoutingRuntime } from './routing/runtime.ts';
-import type { Db, Dialect } from './store/db.ts';
+import type { KeyVerifier, Services } from './manage/services.ts';
+import { HealthTracker } from './routing/health.ts';
+import { compileStrategy, strategyName } from './routing/normalize.ts';
+import type { CompiledStrategy, StrategyName } from './routing/types.ts';
+import { bootstrap } from './store/bootstrap.ts';
 import { openStore, type Stores } from './store/index.ts';
+import { createLogger } from './util/logger.ts';
 
-export type VerifyResult = { ok: true } | { ok: false; status: number; message: string };
-/** Checks a provider key with the vendor's cheapest authenticated call before it is stored. */
-export type KeyVerifier = (vendor: VendorId, credential: Credential) => Promise<VerifyResult>;
-
-export interface Services {
-  config: Config;
-  logger: Logger;
-  db: Db;
-  dialect: Dialect;
-  stores: Stores;
-  secrets: SecretBox;
-  /** API key -> principal, from memory. */
-  principals: PrincipalCache;
-  /** Decrypted provider credentials, from memory: `resolve(orgId, vendor)`, `get(orgId, id)`. */
-  credentials: CredentialCache;
-  /** Projects and their settings, from memory: `cached(projectId)`. */
-  projects: ProjectCache;
-  /** Request log writer: `enqueue(row)` (never awaited), `flush()`. */
-  logs: RequestLogSink;
-  keyVerifier: KeyVerifier;
-  /** Routing configs (cached by slug) and candidate health. */
-  routing: RoutingRuntime;
-  bootstrap: BootstrapResult;
-  /** Stops refreshers, flushes the log writer and closes the database. */
-  close(): Promise<void>;
-}
+export type { KeyVerifier, Services, VerifyResult } from './manage/services.ts';
 
 export interface ServiceOptions {
   keyVerifier?: KeyVerifier;
@@ -56,6 +33,12 @@ const MASTER_KEY_CHECK = 'master_key_check';
 const defaultVerifier: KeyVerifier = async (vendor, credential) => {
   const mod = await import('./providers/verify.ts');
   return mod.verifyProviderKey(vendor, credential);
+};
+
+/** How a stored routing config becomes what the planner runs (the live mirror does not know routing). */
+const compileConfig: ConfigCompiler<CompiledStrategy, StrategyName> = (strategy, config) => {
+  const name = strategyName(strategy);
+  return { strategy: name, compiled: compileStrategy(name, config) };
 };
 
 async function checkMasterKey(stores: Stores, box: SecretBox): Promise<void> {
@@ -83,23 +66,33 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
     }
   }
   const secrets = new SecretBox(master.key);
-  const handle = await openStore(config);
+  const changes = createChangeBus(config, logger);
+  const handle = await openStore(config, { changes }).catch(async (err: unknown) => {
+    await changes.close();
+    throw err;
+  });
   const { stores } = handle;
   try {
     await checkMasterKey(stores, secrets);
     const boot = await bootstrap(stores, config);
 
-    const principals = new PrincipalCache(stores.orgKeys, logger, config.refreshIntervalMs);
-    const credentials = new CredentialCache(stores.providers, secrets, logger, config.refreshIntervalMs);
-    credentials.warm(await stores.providers.listAllActive());
-    const projects = new ProjectCache(stores.projects, logger, config.refreshIntervalMs);
-    // Every row's updated_at is after the empty string, so this loads all projects.
-    projects.warm(await stores.projects.changedSince(''));
+    // Each mirror subscribes before it loads, so a change committed during the load is not lost.
+    const interval = config.refreshIntervalMs;
+    const principals = new PrincipalMirror(stores.orgKeys, changes, logger, interval);
+    const credentials = new CredentialMirror(stores.providers, secrets, changes, logger, interval);
+    const projects = new ProjectMirror(stores.projects, changes, logger, interval);
+    const configs = new RoutingConfigMirror(stores.routingConfigs, changes, compileConfig, logger, interval);
+    const mirrors = [principals, credentials, projects, configs];
+    try {
+      await Promise.all([credentials.start(), projects.start(), configs.start()]);
+    } catch (err) {
+      for (const m of mirrors) m.stop();
+      throw err;
+    }
     // SQLite inserts cost CPU on whichever thread runs them, so that mode writes logs from a worker.
     const inThread = new LogWriter(stores.logs, logger);
     const logs: RequestLogSink =
       handle.dialect === 'sqlite' ? new WorkerLogWriter(handle.where, logger, inThread) : inThread;
-    const routing = await RoutingRuntime.start(stores.routingConfigs, logger, config.refreshIntervalMs);
 
     let closed: Promise<void> | undefined;
     return {
@@ -109,26 +102,26 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       dialect: handle.dialect,
       stores,
       secrets,
+      changes,
       principals,
       credentials,
       projects,
       logs,
       keyVerifier: opts.keyVerifier ?? defaultVerifier,
-      routing,
+      routing: { configs, health: new HealthTracker() },
       bootstrap: boot,
       close() {
         closed ??= (async () => {
-          principals.stop();
-          credentials.stop();
-          projects.stop();
-          routing.stop();
+          for (const m of mirrors) m.stop();
           await logs.close();
+          await changes.close();
           await handle.close();
         })();
         return closed;
       },
     };
   } catch (err) {
+    await changes.close();
     await handle.close();
     throw err;
   }

@@ -1,11 +1,14 @@
-// `switchyard keys create|list|revoke`: works offline against the store (no server needed). A running
-// gateway sees the change within its cache refresh interval.
+// `switchyard keys create|list|revoke`: works offline against the store (no server needed). The store
+// publishes each change on the cluster's change bus; a running gateway that does not share that bus
+// (embedded mode: the bus is in-process) sees it through its periodic poll, within the refresh interval.
 import { parseArgs } from 'node:util';
-import { bootstrap } from '../store/bootstrap.ts';
+import { createChangeBus } from '../cluster/index.ts';
 import { loadConfig } from '../config.ts';
 import { displayPrefix, generateApiKey, hashApiKey } from '../crypto/api-keys.ts';
+import { bootstrap } from '../store/bootstrap.ts';
 import { openStore, type Stores } from '../store/index.ts';
 import { newId } from '../util/ids.ts';
+import { createLogger } from '../util/logger.ts';
 
 async function create(stores: Stores, orgId: string, args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { project: { type: 'string' }, name: { type: 'string' } } });
@@ -62,7 +65,9 @@ async function revoke(stores: Stores, orgId: string, id: string | undefined): Pr
 export async function keysCommand(args: string[]): Promise<number | undefined> {
   const [sub, ...rest] = args;
   const config = loadConfig();
-  const handle = await openStore(config);
+  // Logs (none expected: nothing subscribes here) go to stderr, so stdout stays the command's output.
+  const changes = createChangeBus(config, createLogger(config.logLevel, process.stderr));
+  const handle = await openStore(config, { changes });
   try {
     const boot = await bootstrap(handle.stores, config);
     if (boot.generatedAdminKey !== null) {
@@ -75,5 +80,6 @@ export async function keysCommand(args: string[]): Promise<number | undefined> {
     return 2;
   } finally {
     await handle.close();
+    await changes.close();
   }
 }

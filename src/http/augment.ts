@@ -1,6 +1,6 @@
 // Fastify type augmentation: what buildApp() puts on the instance and on every request.
 import type { Principal } from '../live/principals.ts';
-import type { Services } from '../services.ts';
+import type { Services } from '../manage/services.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {

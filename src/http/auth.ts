@@ -1,8 +1,8 @@
 // The API-key gate in front of every proxy and management route. The common case (a key already
 // in memory) completes synchronously, with no promise and no database call.
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import { sendError } from './errors.ts';
-import type { Principal, PrincipalCache } from '../live/principals.ts';
+import type { Principal, PrincipalMirror } from '../live/principals.ts';
+import { sendCode } from './errors.ts';
 
 const PROTECTED = ['/alpha/', '/beta/', '/manage/'];
 
@@ -24,10 +24,10 @@ export function extractApiKey(headers: FastifyRequest['headers']): string | unde
 }
 
 function reject(reply: FastifyReply, message: string): void {
-  sendError(reply, 401, { message, type: 'authentication_error', code: 'invalid_api_key' });
+  sendCode(reply, 'invalid_api_key', { message });
 }
 
-export function registerAuth(app: FastifyInstance, principals: PrincipalCache): void {
+export function registerAuth(app: FastifyInstance, principals: PrincipalMirror): void {
   app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
     // Both the matched route and the raw path are checked: unknown paths under a protected prefix
     // answer 401 before 404, so routes cannot be probed without a key.

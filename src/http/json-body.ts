@@ -1,7 +1,7 @@
 // Parses JSON bodies ourselves: the parsed object goes to validation and handlers, the raw text
 // stays on the request for byte-exact pass-through. Malformed JSON is a 400, never a 500.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { HttpError } from './errors.ts';
+import { GatewayError } from '../errors/gateway-error.ts';
 
 export function registerJsonParser(app: FastifyInstance): void {
   // text/plain is dropped too: a JSON API given form text should say "wrong content type", not
@@ -18,7 +18,7 @@ export function registerJsonParser(app: FastifyInstance): void {
       done(null, JSON.parse(text));
     } catch (err) {
       const detail = err instanceof Error ? err.message : 'parse error';
-      done(new HttpError(400, `Malformed JSON in request body: ${detail}`, { code: 'invalid_json' }));
+      done(new GatewayError('invalid_json', { vars: { detail } }));
     }
   };
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parse);

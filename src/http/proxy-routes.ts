@@ -1,68 +1,72 @@
-// Registers both proxy families and binds them to the gateway's in-memory services. The proxy sees
-// only the narrow ProxyDeps interface (src/proxy/deps.ts).
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { ProxyLogRow } from '../pipeline/deps.ts';
-import type { RoutedProxyDeps } from '../pipeline/route.ts';
-import type { Services } from '../services.ts';
-import type { RequestLogRow } from '../store/request-logs.ts';
-import { alphaRoutes, type ProxyRequestInfo } from './alpha-routes.ts';
-import { betaRoutes } from './beta-routes.ts';
+// The proxy routes of both families: each binds a path to a family codec and a pipeline flow, and
+// writes the pipeline's reply (JSON or SSE). Nothing here knows what a flow does.
 
-function bodyText(v: unknown): string | null {
-  if (v === null || v === undefined) return null;
-  return typeof v === 'string' ? v : JSON.stringify(v);
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { alphaCodec } from '../families/alpha/codec.ts';
+import { betaCodec } from '../families/beta/codec.ts';
+import type { FamilyCodec } from '../families/shared/codec.ts';
+import { runChat } from '../pipeline/chat.ts';
+import { runCountTokens } from '../pipeline/count-tokens.ts';
+import type { PipelineDeps } from '../pipeline/deps.ts';
+import { runEmbeddings } from '../pipeline/embeddings.ts';
+import type { PipelineReply, ProxyInput } from '../pipeline/types.ts';
+import { writeSse } from './sse.ts';
+
+type Flow = (input: ProxyInput, deps: PipelineDeps) => Promise<PipelineReply>;
+
+/** Aborts when the caller disconnects before the response is complete. */
+function callerSignal(reply: FastifyReply): AbortSignal {
+  const ac = new AbortController();
+  reply.raw.on('close', () => {
+    if (!reply.raw.writableFinished) ac.abort(new Error('client disconnected'));
+  });
+  return ac.signal;
 }
 
-export function toStoreRow(r: ProxyLogRow): RequestLogRow {
-  return {
-    id: r.id,
-    requestType: r.requestType,
-    orgId: r.orgId,
-    projectId: r.projectId,
-    apiKeyId: r.keyId,
-    endUser: r.endUser,
-    tags: Object.keys(r.tags).length > 0 ? r.tags : null,
-    traceId: r.traceId,
-    conversationId: r.conversationId,
-    modelRequested: r.modelRequested,
-    modelUsed: r.modelUsed,
-    provider: r.provider,
-    credentialId: r.credentialId,
-    statusCode: r.status,
-    latencyMs: Math.round(r.latencyMs * 100) / 100,
-    ttfbMs: r.ttfbMs === null ? null : Math.round(r.ttfbMs * 100) / 100,
-    inputTokens: r.inputTokens,
-    outputTokens: r.outputTokens,
-    cacheReadTokens: r.cacheReadTokens,
-    cacheCreationTokens: r.cacheCreationTokens,
-    costUsd: r.costUsd,
-    error: r.error,
-    decisionTrace: r.trace,
-    requestBody: bodyText(r.requestBody),
-    responseBody: bodyText(r.responseBody),
-    createdAt: new Date(r.createdAt).toISOString(),
-  };
-}
-
-export function proxyDeps(svc: Services): RoutedProxyDeps {
-  return {
-    routing: {
-      config: (orgId, slug) => svc.routing.configs.get(orgId, slug),
-      credentialById: (orgId, id) => svc.credentials.get(orgId, id),
-      credentialFor: (orgId, vendor) => svc.credentials.resolve(orgId, vendor),
-      health: svc.routing.health,
+async function serve(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  codec: FamilyCodec,
+  flow: Flow,
+  deps: PipelineDeps,
+  dryRun?: boolean,
+): Promise<FastifyReply> {
+  const signal = callerSignal(reply);
+  const out = await flow(
+    {
+      codec,
+      principal: req.principal,
+      requestId: req.svcId,
+      body: req.body,
+      rawBody: req.rawBody,
+      headers: req.headers,
+      signal,
+      dryRun,
     },
-    resolveCredential: (orgId, vendor) => svc.credentials.resolve(orgId, vendor),
-    // Serializing bodies and queueing the row happen after the response is on its way.
-    log: (row) => setImmediate(() => svc.logs.enqueue(toStoreRow(row))),
-    logBodies: (projectId) => (projectId ? (svc.projects.cached(projectId)?.settings.log_bodies ?? true) : true),
-  };
+    deps,
+  );
+  if (out.kind === 'stream') {
+    reply.hijack();
+    await writeSse(reply.raw, out, signal);
+    return reply;
+  }
+  reply.code(out.status).headers(out.headers);
+  if (typeof out.body === 'string') reply.type('application/json; charset=utf-8');
+  reply.send(out.body);
+  // Hooks (the log row among them) run after the answer is on its way.
+  out.done();
+  return reply;
 }
 
-const requestInfo = (req: FastifyRequest): ProxyRequestInfo => ({ principal: req.principal, requestId: req.svcId });
-
-export async function familyRoutes(app: FastifyInstance): Promise<void> {
-  const deps = proxyDeps(app.svc);
-  await alphaRoutes(app, deps, requestInfo);
-  await betaRoutes(app, deps, requestInfo);
+export function proxyRoutes(deps: PipelineDeps) {
+  return async (app: FastifyInstance): Promise<void> => {
+    app.post('/alpha/v1/chat/completions', (req, reply) => serve(req, reply, alphaCodec, runChat, deps));
+    // Same logic as the X-Svc-Dry-Run header, whatever the header says.
+    app.post('/alpha/v1/dry-run', (req, reply) => serve(req, reply, alphaCodec, runChat, deps, true));
+    app.post('/alpha/v1/embeddings', (req, reply) => serve(req, reply, alphaCodec, runEmbeddings, deps));
+    app.get('/alpha/v1/models', async () => ({ object: 'list', data: [] }));
+    app.post('/beta/v1/messages', (req, reply) => serve(req, reply, betaCodec, runChat, deps));
+    app.post('/beta/v1/messages/count_tokens', (req, reply) => serve(req, reply, betaCodec, runCountTokens, deps));
+    app.get('/beta/v1/models', async () => ({ data: [], has_more: false }));
+  };
 }

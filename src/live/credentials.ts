@@ -1,11 +1,14 @@
 // Decrypted provider credentials for the proxy's hot path. Each credential is decrypted once and
 // replaced as a whole object on rotation: a request that already holds the old object finishes
-// with the old key, new requests get the new one.
+// with the old key, new requests get the new one. Kept current by `credential` change events and
+// the periodic poll.
 import type { Logger } from 'pino';
+import { credentialAad } from '../crypto/credential-aad.ts';
+import type { SecretBox } from '../crypto/secretbox.ts';
+import type { ChangeBus } from '../ports/change-bus.ts';
 import type { Credential, VendorId } from '../providers/types.ts';
 import type { ProviderRecord, ProviderStore } from '../store/providers.ts';
-import { newestOf, type Refresher, startRefresher } from '../util/refresher.ts';
-import type { SecretBox } from '../crypto/secretbox.ts';
+import { connectFeed, type Feed, Freshness } from './feed.ts';
 
 export interface ResolvedCredential {
   id: string;
@@ -18,35 +21,47 @@ interface Entry extends ResolvedCredential {
   createdAt: string;
 }
 
-export function credentialAad(orgId: string, credentialId: string): string {
-  return `${orgId}:${credentialId}`;
-}
+/** What the mirror reads from the provider store. */
+export type CredentialSource = Pick<ProviderStore, 'get' | 'changedSince' | 'listAllActive'>;
 
-export class CredentialCache {
+export class CredentialMirror {
+  readonly #store: CredentialSource;
   readonly #box: SecretBox;
   readonly #logger: Logger;
   readonly #byId = new Map<string, Entry>();
   readonly #fingerprint = new Map<string, string>();
-  readonly #refresher: Refresher;
+  readonly #freshness = new Freshness();
+  readonly #feed: Feed<ProviderRecord>;
 
-  constructor(store: ProviderStore, box: SecretBox, logger: Logger, intervalMs: number) {
+  constructor(store: CredentialSource, box: SecretBox, bus: ChangeBus, logger: Logger, intervalMs: number) {
+    this.#store = store;
     this.#box = box;
     this.#logger = logger;
-    this.#refresher = startRefresher('provider-credentials', intervalMs, logger, async (since) => {
-      const rows = await store.changedSince(since);
-      for (const r of rows) this.apply(r);
-      return newestOf(rows);
-    });
+    this.#feed = connectFeed(
+      {
+        name: 'provider-credentials',
+        topic: 'credential',
+        reload: (ev) => store.get(ev.orgId, ev.id),
+        changedSince: (since) => store.changedSince(since),
+        apply: (row, ticket) => this.#apply(row, ticket),
+        gone: (ev) => this.#remove(ev.id),
+      },
+      this.#freshness,
+      bus,
+      logger,
+      intervalMs,
+    );
   }
 
-  /** Loads every active credential (called once at start). */
-  warm(rows: ProviderRecord[]): void {
-    for (const r of rows) this.apply(r);
+  /** Loads every active credential; called once before the first call is served. */
+  start(): Promise<void> {
+    return this.#feed.load(() => this.#store.listAllActive());
   }
 
-  apply(row: ProviderRecord): void {
+  #apply(row: ProviderRecord, ticket: number): void {
+    if (!this.#freshness.admit(row.id, row.updatedAt, row.deletedAt !== null, ticket)) return;
     if (row.deletedAt !== null || row.status !== 'active') {
-      this.remove(row.id);
+      this.#remove(row.id);
       return;
     }
     // Skip the decrypt when nothing that matters changed (the poll re-delivers recent rows).
@@ -64,11 +79,11 @@ export class CredentialCache {
     } catch {
       // Never include the ciphertext or key material in the log line.
       this.#logger.error({ credentialId: row.id }, 'cannot decrypt provider credential (wrong master key?)');
-      this.remove(row.id);
+      this.#remove(row.id);
     }
   }
 
-  remove(id: string): void {
+  #remove(id: string): void {
     this.#byId.delete(id);
     this.#fingerprint.delete(id);
   }
@@ -89,12 +104,13 @@ export class CredentialCache {
     return { id: e.id, vendor: e.vendor, credential: e.credential };
   }
 
+  /** Polls the store now instead of waiting for the timer. */
   refresh(): Promise<void> {
-    return this.#refresher.tick();
+    return this.#feed.refresh();
   }
 
   stop(): void {
-    this.#refresher.stop();
+    this.#feed.stop();
   }
 }
 

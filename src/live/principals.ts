@@ -1,10 +1,12 @@
 // API key hash -> principal, served from memory. An unknown hash costs one store read; the answer
-// (found or not) is remembered, so a steady stream of requests never awaits the database.
+// (found or not) is remembered, so a steady stream of requests never awaits the database. Kept
+// current by `api_key` change events (create, revoke, project deletion) and the periodic poll.
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { hashApiKey } from '../crypto/api-keys.ts';
+import type { ChangeBus } from '../ports/change-bus.ts';
 import type { ApiKeyAuthRow, OrgKeyStore } from '../store/org-keys.ts';
-import { newestOf, type Refresher, startRefresher } from '../util/refresher.ts';
+import { connectFeed, type Feed, Freshness } from './feed.ts';
 
 export interface Principal {
   orgId: string;
@@ -13,22 +15,36 @@ export interface Principal {
   keyId: string;
 }
 
+/** What the mirror reads from the key store. */
+export type PrincipalSource = Pick<OrgKeyStore, 'findByHash' | 'findAuthRow' | 'changedSince'>;
+
 const NEGATIVE_TTL_MS = 2000;
 
-export class PrincipalCache {
-  readonly #store: OrgKeyStore;
+export class PrincipalMirror {
+  readonly #store: PrincipalSource;
   readonly #known = new Map<string, Principal>();
+  readonly #hashById = new Map<string, string>();
   readonly #unknown = new LRUCache<string, true>({ max: 50_000, ttl: NEGATIVE_TTL_MS });
   readonly #pending = new Map<string, Promise<Principal | undefined>>();
-  readonly #refresher: Refresher;
+  readonly #freshness = new Freshness();
+  readonly #feed: Feed<ApiKeyAuthRow>;
 
-  constructor(store: OrgKeyStore, logger: Logger, intervalMs: number) {
+  constructor(store: PrincipalSource, bus: ChangeBus, logger: Logger, intervalMs: number) {
     this.#store = store;
-    this.#refresher = startRefresher('api-keys', intervalMs, logger, async (since) => {
-      const rows = await store.changedSince(since);
-      for (const r of rows) this.apply(r);
-      return newestOf(rows);
-    });
+    this.#feed = connectFeed(
+      {
+        name: 'api-keys',
+        topic: 'api_key',
+        reload: (ev) => store.findAuthRow(ev.orgId, ev.id),
+        changedSince: (since) => store.changedSince(since),
+        apply: (row, ticket) => this.#apply(row, ticket),
+        gone: (ev) => this.#drop(ev.id),
+      },
+      this.#freshness,
+      bus,
+      logger,
+      intervalMs,
+    );
   }
 
   /** Sync when the hash is cached (the steady state); a promise only for a never-seen key. */
@@ -46,47 +62,41 @@ export class PrincipalCache {
   }
 
   async #load(hash: string): Promise<Principal | undefined> {
+    const ticket = this.#freshness.ticket();
     const row = await this.#store.findByHash(hash);
-    if (row) this.apply(row);
-    else this.#unknown.set(hash, true);
-    return this.#known.get(hash);
+    if (row) this.#apply(row, ticket);
+    const found = this.#known.get(hash);
+    if (!found) this.#unknown.set(hash, true);
+    return found;
   }
 
-  /** Called by in-process writes (create, revoke) and by the refresh poll. */
-  apply(row: ApiKeyAuthRow): void {
+  #apply(row: ApiKeyAuthRow, ticket: number): void {
+    if (!this.#freshness.admit(row.id, row.updatedAt, row.revokedAt !== null, ticket)) return;
     if (row.revokedAt !== null) {
       this.#known.delete(row.keyHash);
+      this.#hashById.delete(row.id);
       this.#unknown.set(row.keyHash, true);
       return;
     }
     this.#unknown.delete(row.keyHash);
     this.#known.set(row.keyHash, { orgId: row.orgId, projectId: row.projectId, keyId: row.id });
+    this.#hashById.set(row.id, row.keyHash);
   }
 
-  /** Drops every cached principal of a key id (revocation by id, when the hash is not at hand). */
-  forgetKey(keyId: string): void {
-    for (const [hash, p] of this.#known) {
-      if (p.keyId === keyId) {
-        this.#known.delete(hash);
-        this.#unknown.set(hash, true);
-      }
-    }
+  #drop(keyId: string): void {
+    const hash = this.#hashById.get(keyId);
+    if (hash === undefined) return;
+    this.#known.delete(hash);
+    this.#hashById.delete(keyId);
+    this.#unknown.set(hash, true);
   }
 
-  forgetProject(projectId: string): void {
-    for (const [hash, p] of this.#known) {
-      if (p.projectId === projectId) {
-        this.#known.delete(hash);
-        this.#unknown.set(hash, true);
-      }
-    }
-  }
-
+  /** Polls the store now instead of waiting for the timer. */
   refresh(): Promise<void> {
-    return this.#refresher.tick();
+    return this.#feed.refresh();
   }
 
   stop(): void {
-    this.#refresher.stop();
+    this.#feed.stop();
   }
 }

@@ -1,14 +1,10 @@
 // Projects in memory so the proxy can read per-project settings (log retention, later the cache)
-// without a database round trip.
+// without a database round trip. Soft-deleted projects stay, marked `deleted`. Kept current by
+// `project` change events and the periodic poll.
 import type { Logger } from 'pino';
-import type { ProjectRecord, ProjectStore } from '../store/projects.ts';
-import { newestOf, type Refresher, startRefresher } from '../util/refresher.ts';
-
-export interface ProjectSettings {
-  /** Keep request and response bodies in the request log. */
-  log_bodies: boolean;
-  [key: string]: unknown;
-}
+import type { ChangeBus } from '../ports/change-bus.ts';
+import { type ProjectRecord, type ProjectSettings, type ProjectStore, withDefaultSettings } from '../store/projects.ts';
+import { connectFeed, type Feed, Freshness } from './feed.ts';
 
 export interface CachedProject {
   id: string;
@@ -19,29 +15,41 @@ export interface CachedProject {
   deleted: boolean;
 }
 
-export const DEFAULT_PROJECT_SETTINGS: ProjectSettings = { log_bodies: true };
+/** What the mirror reads from the project store. */
+export type ProjectSource = Pick<ProjectStore, 'get' | 'changedSince'>;
 
-export function withDefaultSettings(settings: Record<string, unknown>): ProjectSettings {
-  return { ...DEFAULT_PROJECT_SETTINGS, ...settings } as ProjectSettings;
-}
-
-export class ProjectCache {
+export class ProjectMirror {
+  readonly #store: ProjectSource;
   readonly #byId = new Map<string, CachedProject>();
-  readonly #refresher: Refresher;
+  readonly #freshness = new Freshness();
+  readonly #feed: Feed<ProjectRecord>;
 
-  constructor(store: ProjectStore, logger: Logger, intervalMs: number) {
-    this.#refresher = startRefresher('projects', intervalMs, logger, async (since) => {
-      const rows = await store.changedSince(since);
-      for (const r of rows) this.apply(r);
-      return newestOf(rows);
-    });
+  constructor(store: ProjectSource, bus: ChangeBus, logger: Logger, intervalMs: number) {
+    this.#store = store;
+    this.#feed = connectFeed(
+      {
+        name: 'projects',
+        topic: 'project',
+        reload: (ev) => store.get(ev.orgId, ev.id),
+        changedSince: (since) => store.changedSince(since),
+        apply: (row, ticket) => this.#apply(row, ticket),
+        gone: (ev) => this.#byId.delete(ev.id),
+      },
+      this.#freshness,
+      bus,
+      logger,
+      intervalMs,
+    );
   }
 
-  warm(rows: ProjectRecord[]): void {
-    for (const r of rows) this.apply(r);
+  /** Loads every project, deleted ones included; called once before the first call is served. */
+  start(): Promise<void> {
+    // Every row's updated_at is after the empty string.
+    return this.#feed.load(() => this.#store.changedSince(''));
   }
 
-  apply(row: ProjectRecord): void {
+  #apply(row: ProjectRecord, ticket: number): void {
+    if (!this.#freshness.admit(row.id, row.updatedAt, row.deletedAt !== null, ticket)) return;
     this.#byId.set(row.id, {
       id: row.id,
       orgId: row.orgId,
@@ -56,11 +64,12 @@ export class ProjectCache {
     return this.#byId.get(projectId);
   }
 
+  /** Polls the store now instead of waiting for the timer. */
   refresh(): Promise<void> {
-    return this.#refresher.tick();
+    return this.#feed.refresh();
   }
 
   stop(): void {
-    this.#refresher.stop();
+    this.#feed.stop();
   }
 }

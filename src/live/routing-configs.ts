@@ -1,56 +1,92 @@
 // Live routing configs in memory, keyed by (org, slug): the proxy never reads the database on a call.
-// In-process writes apply the new record at once; a periodic poll picks up writes of other processes
-// (CLI, other instances) within one refresh interval.
+// Kept current by `routing_config` change events and the periodic poll. The mirror does not know how
+// a config is compiled: the composition root injects the compile function (routing's), and the
+// compiled form is a type parameter, so live/ stays below routing/.
 import type { Logger } from 'pino';
+import type { ChangeBus } from '../ports/change-bus.ts';
 import type { RoutingConfigRecord, RoutingConfigStore } from '../store/routing-configs.ts';
-import { newestOf, type Refresher, startRefresher } from '../util/refresher.ts';
-import { compileStrategy, strategyName } from '../routing/normalize.ts';
-import type { CompiledStrategy, StrategyName } from '../routing/types.ts';
+import { connectFeed, type Feed, Freshness } from './feed.ts';
 
-export interface ActiveConfig {
+/** The current version of a live config, compiled once (routing/types.ts `ActiveConfig` is this shape). */
+export interface LiveConfig<C, S extends string = string> {
   id: string;
   orgId: string;
   projectId: string | null;
   slug: string;
   version: number;
-  strategy: StrategyName;
+  strategy: S;
   embeddingDimensions: number | null;
-  compiled: CompiledStrategy;
+  compiled: C;
 }
 
-export class RoutingConfigCache {
-  readonly #bySlug = new Map<string, ActiveConfig>();
-  readonly #slugById = new Map<string, string>();
-  readonly #refresher: Refresher;
+/** Validates the strategy name and compiles the config; throws when the stored config no longer compiles. */
+export type ConfigCompiler<C, S extends string = string> = (
+  strategy: string,
+  config: Record<string, unknown>,
+) => { strategy: S; compiled: C };
+
+/** What the mirror reads from the routing config store. */
+export type RoutingConfigSource = Pick<RoutingConfigStore, 'get' | 'changedSince' | 'listAllLive'>;
+
+/** Versions grow by one per change; deletion keeps the version and moves updated_at. */
+function stampOf(r: RoutingConfigRecord): string {
+  return `${String(r.version).padStart(12, '0')} ${r.updatedAt}`;
+}
+
+export class RoutingConfigMirror<C, S extends string = string> {
+  readonly #store: RoutingConfigSource;
+  readonly #compile: ConfigCompiler<C, S>;
   readonly #logger: Logger;
+  readonly #bySlug = new Map<string, LiveConfig<C, S>>();
+  readonly #keyById = new Map<string, string>();
+  readonly #freshness = new Freshness();
+  readonly #feed: Feed<RoutingConfigRecord>;
 
-  constructor(store: RoutingConfigStore, logger: Logger, intervalMs: number) {
+  constructor(
+    store: RoutingConfigSource,
+    bus: ChangeBus,
+    compile: ConfigCompiler<C, S>,
+    logger: Logger,
+    intervalMs: number,
+  ) {
+    this.#store = store;
+    this.#compile = compile;
     this.#logger = logger;
-    this.#refresher = startRefresher('routing-configs', intervalMs, logger, async (since) => {
-      const rows = await store.changedSince(since);
-      for (const r of rows) this.apply(r);
-      return newestOf(rows);
-    });
+    this.#feed = connectFeed(
+      {
+        name: 'routing-configs',
+        topic: 'routing_config',
+        reload: (ev) => store.get(ev.orgId, ev.id),
+        changedSince: (since) => store.changedSince(since),
+        apply: (row, ticket) => this.#apply(row, ticket),
+        gone: (ev) => this.#remove(ev.id),
+      },
+      this.#freshness,
+      bus,
+      logger,
+      intervalMs,
+    );
   }
 
-  warm(rows: RoutingConfigRecord[]): void {
-    for (const r of rows) this.apply(r);
+  /** Loads every live config; called once before the first call is served. */
+  start(): Promise<void> {
+    return this.#feed.load(() => this.#store.listAllLive());
   }
 
-  /** Replaces the entry for the record's config (removes it when the config is deleted). */
-  apply(r: RoutingConfigRecord): void {
-    const key = `${r.orgId}\u0000${r.slug}`;
-    const prevKey = this.#slugById.get(r.id);
-    const cur = this.#bySlug.get(key);
-    // A poll may bring an older row after a newer in-process write; never go back in versions.
-    if (cur && cur.id === r.id && cur.version > r.version && r.deletedAt === null) return;
+  #apply(r: RoutingConfigRecord, ticket: number): void {
+    // An older version (a slow poll) never replaces a newer one, and a deleted config never comes back.
+    if (!this.#freshness.admit(r.id, stampOf(r), r.deletedAt !== null, ticket)) return;
     if (r.deletedAt !== null) {
-      if (prevKey && this.#bySlug.get(prevKey)?.id === r.id) this.#bySlug.delete(prevKey);
-      this.#slugById.delete(r.id);
+      this.#remove(r.id);
       return;
     }
     try {
-      const strategy = strategyName(r.strategy);
+      const { strategy, compiled } = this.#compile(r.strategy, r.config);
+      const key = `${r.orgId}\u0000${r.slug}`;
+      const prevKey = this.#keyById.get(r.id);
+      if (prevKey !== undefined && prevKey !== key && this.#bySlug.get(prevKey)?.id === r.id) {
+        this.#bySlug.delete(prevKey);
+      }
       this.#bySlug.set(key, {
         id: r.id,
         orgId: r.orgId,
@@ -59,9 +95,9 @@ export class RoutingConfigCache {
         version: r.version,
         strategy,
         embeddingDimensions: r.embeddingDimensions,
-        compiled: compileStrategy(strategy, r.config),
+        compiled,
       });
-      this.#slugById.set(r.id, key);
+      this.#keyById.set(r.id, key);
     } catch (err) {
       this.#logger.warn(
         { err, config: r.id },
@@ -70,15 +106,22 @@ export class RoutingConfigCache {
     }
   }
 
-  get(orgId: string, slug: string): ActiveConfig | undefined {
+  #remove(id: string): void {
+    const key = this.#keyById.get(id);
+    if (key !== undefined && this.#bySlug.get(key)?.id === id) this.#bySlug.delete(key);
+    this.#keyById.delete(id);
+  }
+
+  get(orgId: string, slug: string): LiveConfig<C, S> | undefined {
     return this.#bySlug.get(`${orgId}\u0000${slug}`);
   }
 
+  /** Polls the store now instead of waiting for the timer. */
   refresh(): Promise<void> {
-    return this.#refresher.tick();
+    return this.#feed.refresh();
   }
 
   stop(): void {
-    this.#refresher.stop();
+    this.#feed.stop();
   }
 }

@@ -1,11 +1,12 @@
-// Gateway API keys: create (plaintext returned once), list (never the plaintext), revoke.
+// Gateway API keys: create (plaintext returned once), list (never the plaintext), revoke. The store
+// publishes each change; the principal mirror has it before the response is sent.
 import { Type } from '@sinclair/typebox';
 import { displayPrefix, generateApiKey, hashApiKey } from '../crypto/api-keys.ts';
-import { HttpError } from '../http/errors.ts';
+import { GatewayError } from '../errors/gateway-error.ts';
 import type { ApiKeyRecord } from '../store/org-keys.ts';
-import { decodeCursor, toPage } from '../util/cursor.ts';
 import { newId } from '../util/ids.ts';
 import { notFound, requireOrgKey } from './access.ts';
+import { decodeCursor, toPage } from './cursor.ts';
 import { defineOperation, type Operation } from './operation.ts';
 import { Nullable, PageQuery, pageOf, Timestamp } from './schemas.ts';
 
@@ -91,9 +92,9 @@ const createApiKey = defineOperation({
     if (projectId !== null) {
       const p = await svc.stores.projects.get(orgId, projectId);
       if (!p || p.deletedAt !== null) {
-        throw new HttpError(400, `No active project with id '${projectId}'`, {
+        throw new GatewayError('invalid_project', {
+          message: `No active project with id '${projectId}'`,
           param: 'project_id',
-          code: 'invalid_project',
         });
       }
     }
@@ -106,7 +107,6 @@ const createApiKey = defineOperation({
       keyHash: hashApiKey(plaintext),
       prefix: displayPrefix(plaintext),
     });
-    svc.principals.apply({ ...record, keyHash: hashApiKey(plaintext) });
     return { ...keyView(record), key: plaintext };
   },
 });
@@ -123,7 +123,6 @@ const revokeApiKey = defineOperation({
     const orgId = requireOrgKey(principal);
     const record = await svc.stores.orgKeys.revokeKey(orgId, params.key_id);
     if (!record) throw notFound('API key', params.key_id);
-    svc.principals.forgetKey(record.id);
     return keyView(record);
   },
 });

@@ -4,12 +4,12 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ValidateFunction } from 'ajv';
+import { GatewayError } from '../errors/gateway-error.ts';
 import type { Principal } from '../live/principals.ts';
-import { HttpError } from '../http/errors.ts';
-import { compileStrict, describeValidationError } from '../http/validation.ts';
-import type { Services } from '../services.ts';
 import { toolDocs, toolInputSchema } from './openapi.ts';
 import type { Operation } from './operation.ts';
+import type { Services } from './services.ts';
+import { compileStrict, describeValidationError } from './validation.ts';
 
 interface Tool {
   op: Operation;
@@ -78,8 +78,8 @@ export function buildMcpServer(
         structuredContent: result as Record<string, unknown>,
       };
     } catch (err) {
-      if (err instanceof HttpError)
-        return errorResult(`${err.status} ${err.code ?? err.type ?? 'error'}: ${err.message}`);
+      if (err instanceof GatewayError)
+        return errorResult(`${err.status} ${err.wireCode ?? err.alphaType}: ${err.message}`);
       svc.logger.error({ err, tool: op.name }, 'MCP tool failed');
       return errorResult('Internal error');
     }

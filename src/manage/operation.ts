@@ -2,7 +2,7 @@
 // operation and an MCP tool (DESIGN.md principle 4).
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { Principal } from '../live/principals.ts';
-import type { Services } from '../services.ts';
+import type { Services } from './services.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 

@@ -1,12 +1,11 @@
 // Projects: list / get / create / update / soft-delete (SPEC "Management API: projects").
 import { Type } from '@sinclair/typebox';
 import { isUniqueViolation } from '../store/index.ts';
-import type { ProjectRecord } from '../store/projects.ts';
-import { decodeCursor, toPage } from '../util/cursor.ts';
+import { DEFAULT_PROJECT_SETTINGS, type ProjectRecord, withDefaultSettings } from '../store/projects.ts';
 import { newId } from '../util/ids.ts';
 import { notFound, requireOrgKey } from './access.ts';
+import { decodeCursor, toPage } from './cursor.ts';
 import { defineOperation, type Operation } from './operation.ts';
-import { DEFAULT_PROJECT_SETTINGS, withDefaultSettings } from '../live/projects.ts';
 import { Nullable, PageQuery, pageOf, Timestamp } from './schemas.ts';
 import { firstFreeSlug, slugify } from './slug.ts';
 
@@ -118,7 +117,6 @@ const createProject = defineOperation({
           description: body.description ?? null,
           settings: { ...DEFAULT_PROJECT_SETTINGS, ...body.settings },
         });
-        svc.projects.apply(p);
         return projectView(p);
       } catch (err) {
         if (!isUniqueViolation(err)) throw err;
@@ -156,7 +154,6 @@ const updateProject = defineOperation({
       settings: body.settings ? { ...current.settings, ...body.settings } : undefined,
     });
     if (!p) throw notFound('project', params.project_id);
-    svc.projects.apply(p);
     return projectView(p);
   },
 });
@@ -173,11 +170,10 @@ const deleteProject = defineOperation({
     const orgId = requireOrgKey(principal);
     const current = await svc.stores.projects.get(orgId, params.project_id);
     if (!current || current.deletedAt !== null) throw notFound('project', params.project_id);
+    // Keys first: once the project is gone no request may still authenticate with one of its keys.
     await svc.stores.orgKeys.revokeProjectKeys(orgId, params.project_id);
-    svc.principals.forgetProject(params.project_id);
     const p = await svc.stores.projects.softDelete(orgId, params.project_id);
     if (!p) throw notFound('project', params.project_id);
-    svc.projects.apply(p);
     return projectView(p);
   },
 });

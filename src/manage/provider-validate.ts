@@ -1,13 +1,14 @@
 // Checks on provider credential input that a JSON schema cannot express.
+
+import { GatewayError } from '../errors/gateway-error.ts';
 import type { VendorId } from '../providers/types.ts';
-import { HttpError } from '../http/errors.ts';
 
 export function validateBaseUrl(vendor: VendorId, baseUrl: string | null | undefined): string | null {
   if (baseUrl === undefined || baseUrl === null || baseUrl === '') {
     if (vendor === 'azure-openai') {
-      throw new HttpError(400, "base_url is required for azure-openai (e.g. 'https://<resource>.openai.azure.com')", {
+      throw new GatewayError('missing_base_url', {
+        message: "base_url is required for azure-openai (e.g. 'https://<resource>.openai.azure.com')",
         param: 'base_url',
-        code: 'missing_base_url',
       });
     }
     return null;
@@ -16,19 +17,19 @@ export function validateBaseUrl(vendor: VendorId, baseUrl: string | null | undef
   try {
     url = new URL(baseUrl);
   } catch {
-    throw new HttpError(400, `base_url is not a valid URL: '${baseUrl}'`, {
+    throw new GatewayError('invalid_base_url', {
+      message: `base_url is not a valid URL: '${baseUrl}'`,
       param: 'base_url',
-      code: 'invalid_base_url',
     });
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new HttpError(400, 'base_url must be an http:// or https:// URL', {
+    throw new GatewayError('invalid_base_url', {
+      message: 'base_url must be an http:// or https:// URL',
       param: 'base_url',
-      code: 'invalid_base_url',
     });
   }
   if (url.username || url.password) {
-    throw new HttpError(400, 'base_url must not contain credentials', { param: 'base_url', code: 'invalid_base_url' });
+    throw new GatewayError('invalid_base_url', { message: 'base_url must not contain credentials', param: 'base_url' });
   }
   // Stored without a trailing slash so adapters can append their paths uniformly.
   return baseUrl.replace(/\/+$/, '');
@@ -40,9 +41,9 @@ const REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
 /** Bedrock keys carry IAM credentials: `<ACCESS_KEY_ID>::<SECRET>::<REGION>[::<SESSION_TOKEN>]`. */
 export function validateApiKey(vendor: VendorId, apiKey: string): void {
   if (apiKey.trim() !== apiKey || apiKey === '') {
-    throw new HttpError(400, 'api_key must be non-empty and have no surrounding whitespace', {
+    throw new GatewayError('invalid_api_key_format', {
+      message: 'api_key must be non-empty and have no surrounding whitespace',
       param: 'api_key',
-      code: 'invalid_api_key_format',
     });
   }
   if (vendor !== 'bedrock') return;
@@ -58,10 +59,10 @@ export function validateApiKey(vendor: VendorId, apiKey: string): void {
     REGION.test(region) &&
     (parts.length === 3 || (parts[3] ?? '') !== '');
   if (!ok) {
-    throw new HttpError(
-      400,
-      'api_key for bedrock must look like <ACCESS_KEY_ID>::<SECRET_ACCESS_KEY>::<REGION> with an optional ::<SESSION_TOKEN> suffix (e.g. AKIA...::wJal...::us-east-1)',
-      { param: 'api_key', code: 'invalid_api_key_format' },
-    );
+    throw new GatewayError('invalid_api_key_format', {
+      message:
+        'api_key for bedrock must look like <ACCESS_KEY_ID>::<SECRET_ACCESS_KEY>::<REGION> with an optional ::<SESSION_TOKEN> suffix (e.g. AKIA...::wJal...::us-east-1)',
+      param: 'api_key',
+    });
   }
 }

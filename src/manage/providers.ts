@@ -1,9 +1,9 @@
 // Provider credentials (SPEC "Management API: providers"). `api_key` is write-only: it is encrypted
 // before it reaches the store and no response or log line ever contains it.
 import { Type } from '@sinclair/typebox';
-import { credentialAad } from '../live/credentials.ts';
-import { HttpError } from '../http/errors.ts';
-import type { Services } from '../services.ts';
+import { credentialAad } from '../crypto/credential-aad.ts';
+import { GatewayError } from '../errors/gateway-error.ts';
+import { ACCEPTED_VENDOR_NAMES, canonicalVendor } from '../providers/registry.ts';
 import type { ProviderRecord } from '../store/providers.ts';
 import { newId } from '../util/ids.ts';
 import { isoMinus, nowIso } from '../util/time.ts';
@@ -12,7 +12,7 @@ import { defineOperation, type Operation } from './operation.ts';
 import { healthSummary, WINDOWS, windowStats } from './provider-health.ts';
 import { validateApiKey, validateBaseUrl } from './provider-validate.ts';
 import { Nullable, Timestamp } from './schemas.ts';
-import { ACCEPTED_VENDOR_NAMES, canonicalVendorName } from './vendors.ts';
+import type { Services } from './services.ts';
 
 const TAG = 'providers';
 
@@ -147,8 +147,8 @@ const addProvider = defineOperation({
   output: Provider,
   async handler({ svc, principal, body }) {
     const orgId = requireOrgKey(principal);
-    const vendorId = canonicalVendorName(body.vendor);
-    if (!vendorId) throw new HttpError(400, `Unknown vendor '${body.vendor}'`, { param: 'vendor' });
+    const vendorId = canonicalVendor(body.vendor);
+    if (!vendorId) throw new GatewayError('invalid_vendor', { vars: { vendor: String(body.vendor) }, param: 'vendor' });
     const baseUrl = validateBaseUrl(vendorId, body.base_url);
     validateApiKey(vendorId, body.api_key);
     const id = newId('prov');
@@ -161,7 +161,6 @@ const addProvider = defineOperation({
       baseUrl,
       keyCiphertext: svc.secrets.encrypt(body.api_key, credentialAad(orgId, id)),
     });
-    svc.credentials.apply(row);
     return providerView(svc, row);
   },
 });
@@ -188,7 +187,7 @@ const updateProvider = defineOperation({
   async handler({ svc, principal, params, body }) {
     const orgId = requireOrgKey(principal);
     const current = await activeProvider(svc, orgId, params.provider_id);
-    const vendorId = canonicalVendorName(current.vendorId);
+    const vendorId = canonicalVendor(current.vendorId);
     if (!vendorId) throw new Error(`stored provider has an unknown vendor: ${current.vendorId}`);
     const baseUrl = body.base_url !== undefined ? validateBaseUrl(vendorId, body.base_url) : current.baseUrl;
     let keyCiphertext: string | undefined;
@@ -197,11 +196,10 @@ const updateProvider = defineOperation({
       validateApiKey(vendorId, body.api_key);
       const check = await svc.keyVerifier(vendorId, { apiKey: body.api_key, baseUrl });
       if (!check.ok) {
-        throw new HttpError(
-          422,
-          `The new api_key was rejected by ${current.vendor} (upstream status ${check.status}: ${scrub(check.message, body.api_key)}); the current key stays in use`,
-          { param: 'api_key', code: 'key_verification_failed' },
-        );
+        throw new GatewayError('key_verification_failed', {
+          message: `The new api_key was rejected by ${current.vendor} (upstream status ${check.status}: ${scrub(check.message, body.api_key)}); the current key stays in use`,
+          param: 'api_key',
+        });
       }
       keyCiphertext = svc.secrets.encrypt(body.api_key, credentialAad(orgId, current.id));
       verifiedAt = nowIso();
@@ -213,7 +211,6 @@ const updateProvider = defineOperation({
       verifiedAt,
     });
     if (!row) throw notFound('provider', current.id);
-    svc.credentials.apply(row);
     return providerView(svc, row);
   },
 });
@@ -232,12 +229,11 @@ const deleteProvider = defineOperation({
     const current = await activeProvider(svc, orgId, params.provider_id);
     const refs = await svc.stores.providers.referencedByConfigs(orgId, current.id);
     if (refs.length > 0) {
-      throw new HttpError(409, `Provider is still referenced by routing config(s): ${refs.join(', ')}`, {
-        code: 'provider_in_use',
+      throw new GatewayError('provider_in_use', {
+        message: `Provider is still referenced by routing config(s): ${refs.join(', ')}`,
       });
     }
     await svc.stores.providers.softDelete(orgId, current.id);
-    svc.credentials.remove(current.id);
     return { id: current.id, object: 'provider' as const, deleted: true };
   },
 });

@@ -1,28 +1,19 @@
 // POST /manage/v1/routing-configs/{config_id}/test: the decision the proxy would make for a
 // conversation (dry_run true, no upstream call) or the whole call run end to end (dry_run false).
 import { Type } from '@sinclair/typebox';
-import { decodeAlphaChat } from '../families/alpha/codec/decode-request.ts';
-import { InvalidRequestError } from '../families/shared/invalid.ts';
+import { GatewayError } from '../errors/gateway-error.ts';
+import { alphaCodec } from '../families/alpha/codec.ts';
 import { readSvcHeaders } from '../families/shared/svc-headers.ts';
-import type { ActiveConfig } from '../live/routing-configs.ts';
-import { configDryRun } from '../routing/dry-run.ts';
+import { executeChat } from '../pipeline/executor.ts';
+import { routeCall } from '../pipeline/route.ts';
+import type { LiveState } from '../pipeline/types.ts';
 import { compileStrategy, strategyName } from '../routing/normalize.ts';
 import { requestFacts } from '../routing/planner.ts';
-import { credentialOf, executeRouted, type RoutingDeps } from '../pipeline/executor.ts';
-import { decisionTrace } from '../routing/trace.ts';
-import { HttpError } from '../http/errors.ts';
-import type { Services } from '../services.ts';
+import type { ActiveConfig } from '../routing/types.ts';
 import { requireOrgKey } from './access.ts';
+import { liveStateOf } from './live-state.ts';
 import { defineOperation, type Operation } from './operation.ts';
 import { ConfigIdParams, liveConfig } from './routing-config-views.ts';
-
-export function routingDepsOf(svc: Services): RoutingDeps {
-  return {
-    credentialById: (orgId, id) => svc.credentials.get(orgId, id),
-    credentialFor: (orgId, vendor) => svc.credentials.resolve(orgId, vendor),
-    health: svc.routing.health,
-  };
-}
 
 const Message = Type.Object(
   {
@@ -57,6 +48,9 @@ const testConfig = defineOperation({
   async handler({ svc, principal, params, body, requestId }) {
     const orgId = requireOrgKey(principal);
     const rec = await liveConfig(svc, orgId, params.config_id);
+    const { dry_run: dryRun, ...rest } = body;
+    const chatBody: Record<string, unknown> = { ...rest, model: `@${rec.slug}`, stream: false };
+    // The config as stored now, even if the live mirror has not seen this version yet.
     const cached = svc.routing.configs.get(orgId, rec.slug);
     const cfg: ActiveConfig =
       cached && cached.id === rec.id && cached.version === rec.version
@@ -66,48 +60,38 @@ const testConfig = defineOperation({
             strategy: strategyName(rec.strategy),
             compiled: compileStrategy(strategyName(rec.strategy), rec.config),
           };
-    const { dry_run: dryRun, ...rest } = body;
-    const chatBody: Record<string, unknown> = { ...rest, model: `@${rec.slug}`, stream: false };
-    let decoded: ReturnType<typeof decodeAlphaChat>;
-    try {
-      decoded = decodeAlphaChat(chatBody);
-    } catch (err) {
-      if (err instanceof InvalidRequestError) throw new HttpError(400, err.message, { param: err.param ?? null });
-      throw err;
-    }
-    const deps = routingDepsOf(svc);
-    const facts = requestFacts({
-      family: 'alpha',
-      ir: decoded.ir,
-      svc: decoded.svc,
-      hdr: readSvcHeaders({}),
-      headers: {},
-    });
-    const planned = configDryRun(cfg, facts, {
-      health: svc.routing.health,
-      hasCredential: (ref) => credentialOf(deps, orgId, ref) !== undefined,
-    });
-    if (dryRun !== false) return planned.envelope;
-    const ac = new AbortController();
+    const base = liveStateOf(svc);
+    const live: LiveState = {
+      ...base,
+      config: (o, slug) => (o === orgId && slug === rec.slug ? cfg : base.config(o, slug)),
+    };
+    const decoded = alphaCodec.decode(chatBody);
+    const hdr = readSvcHeaders({});
+    const plan = routeCall(
+      {
+        model: decoded.ir.model,
+        principal,
+        hdr,
+        kind: 'chat',
+        facts: () => requestFacts({ family: 'alpha', ir: decoded.ir, svc: decoded.svc, hdr, headers: {} }),
+      },
+      live,
+    );
+    if (plan.kind !== 'config') throw new GatewayError('routing_config_not_found', { vars: { slug: rec.slug } });
+    if (dryRun !== false) return plan.envelope;
     const call = {
-      family: 'alpha' as const,
+      codec: alphaCodec,
       ir: decoded.ir,
       body: chatBody,
       requestId,
       created: Math.floor(Date.now() / 1000),
       includeUsage: false,
     };
-    const r = await executeRouted(call, planned.decision, orgId, deps, ac.signal);
-    const servedBy = r.step ? { model: r.step.ref.model, provider: r.step.ref.vendorAsSent } : null;
-    const trace = decisionTrace(
-      cfg.strategy,
-      { slug: cfg.slug, version: cfg.version },
-      planned.decision,
-      r.attempts,
-      r.outcome.ok ? servedBy : null,
-    );
-    if (!r.outcome.ok) return { dry_run: false, status: r.outcome.error.status, error: r.outcome.error, trace };
-    const response = r.outcome.kind === 'json' ? r.outcome.body : null;
+    const served = await executeChat(call, plan, orgId, live, new AbortController().signal);
+    const trace = served.trace;
+    if (!served.outcome.ok)
+      return { dry_run: false, status: served.outcome.error.status, error: served.outcome.error, trace };
+    const response = served.outcome.kind === 'json' ? served.outcome.body : null;
     return { dry_run: false, status: 200, response, trace };
   },
 });

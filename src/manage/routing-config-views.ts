@@ -1,10 +1,10 @@
 // Wire shapes of routing configs and their versions (management API), their TypeBox schemas, and the
 // look-up every routing-config operation starts with.
 import { Type } from '@sinclair/typebox';
-import type { Services } from '../services.ts';
 import type { RoutingConfigRecord, RoutingConfigVersionRecord } from '../store/routing-configs.ts';
 import { notFound } from './access.ts';
 import { Nullable, Timestamp } from './schemas.ts';
+import type { Services } from './services.ts';
 
 export const ConfigIdParams = Type.Object({ config_id: Type.String({ minLength: 1, maxLength: 100 }) });
 

@@ -1,13 +1,12 @@
 // Routing configs: list / get / create / update (new version) / soft-delete, versions, restore
 // (SPEC "Management API: routing configs"). The test operation lives in routing-config-test.ts.
 import { Type } from '@sinclair/typebox';
+import { GatewayError } from '../errors/gateway-error.ts';
 import { type NormalizedConfig, normalizeCreate, normalizePatch } from '../routing/normalize.ts';
 import { ConfigError } from '../routing/types.ts';
-import { HttpError } from '../http/errors.ts';
-import type { Services } from '../services.ts';
 import { isUniqueViolation } from '../store/index.ts';
-import { decodeCursor, toPage } from '../util/cursor.ts';
 import { notFound, requireOrgKey } from './access.ts';
+import { decodeCursor, toPage } from './cursor.ts';
 import { defineOperation, type Operation } from './operation.ts';
 import { routingConfigTestOperations } from './routing-config-test.ts';
 import {
@@ -20,6 +19,7 @@ import {
   versionView,
 } from './routing-config-views.ts';
 import { PageQuery, pageOf } from './schemas.ts';
+import type { Services } from './services.ts';
 
 const TAG = 'routing-configs';
 const VersionParams = Type.Object({
@@ -29,11 +29,7 @@ const VersionParams = Type.Object({
 
 export function asBadRequest(err: unknown): never {
   if (err instanceof ConfigError) {
-    throw new HttpError(400, err.message, {
-      type: 'invalid_request_error',
-      code: 'invalid_routing_config',
-      param: err.field,
-    });
+    throw new GatewayError('invalid_routing_config', { message: err.message, param: err.field });
   }
   throw err;
 }
@@ -52,8 +48,8 @@ function checkReferences(svc: Services, orgId: string, n: NormalizedConfig, isNe
   if (isNew && n.projectId !== null) {
     const p = svc.projects.cached(n.projectId);
     if (!p || p.orgId !== orgId || p.deleted) {
-      throw new HttpError(400, `project_id: no project with id '${n.projectId}'`, {
-        code: 'invalid_routing_config',
+      throw new GatewayError('invalid_routing_config', {
+        message: `project_id: no project with id '${n.projectId}'`,
         param: 'project_id',
       });
     }
@@ -62,14 +58,14 @@ function checkReferences(svc: Services, orgId: string, n: NormalizedConfig, isNe
     if (!ref.credentialId) continue;
     const cred = svc.credentials.get(orgId, ref.credentialId);
     if (!cred) {
-      throw new HttpError(400, `config: no provider credential with id '${ref.credentialId}'`, {
-        code: 'invalid_routing_config',
+      throw new GatewayError('invalid_routing_config', {
+        message: `config: no provider credential with id '${ref.credentialId}'`,
         param: 'provider_credential_id',
       });
     }
     if (cred.vendor !== ref.vendor) {
-      throw new HttpError(400, `config: credential '${ref.credentialId}' is for ${cred.vendor}, not ${ref.vendor}`, {
-        code: 'invalid_routing_config',
+      throw new GatewayError('invalid_routing_config', {
+        message: `config: credential '${ref.credentialId}' is for ${cred.vendor}, not ${ref.vendor}`,
         param: 'provider_credential_id',
       });
     }
@@ -138,12 +134,11 @@ const createConfig = defineOperation({
         config: n.config,
         embeddingDimensions: n.embeddingDimensions,
       });
-      svc.routing.configs.apply(r);
       return configView(r);
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
-      throw new HttpError(409, `slug '${n.slug}' is already used by a live routing config`, {
-        code: 'slug_taken',
+      throw new GatewayError('slug_taken', {
+        message: `slug '${n.slug}' is already used by a live routing config`,
         param: 'slug',
       });
     }
@@ -166,7 +161,6 @@ const updateConfig = defineOperation({
     checkReferences(svc, orgId, n);
     const r = await svc.stores.routingConfigs.addVersion(orgId, cur.id, n);
     if (!r) throw notFound('routing config', params.config_id);
-    svc.routing.configs.apply(r);
     return configView(r);
   },
 });
@@ -184,7 +178,6 @@ const deleteConfig = defineOperation({
     await liveConfig(svc, orgId, params.config_id);
     const r = await svc.stores.routingConfigs.softDelete(orgId, params.config_id);
     if (!r) throw notFound('routing config', params.config_id);
-    svc.routing.configs.apply(r);
     return configView(r);
   },
 });
@@ -248,7 +241,6 @@ const restoreVersion = defineOperation({
     checkReferences(svc, orgId, n);
     const r = await svc.stores.routingConfigs.addVersion(orgId, cur.id, old, old.version);
     if (!r) throw notFound('routing config', params.config_id);
-    svc.routing.configs.apply(r);
     const v = await svc.stores.routingConfigs.getVersion(orgId, cur.id, String(r.version));
     return versionView(v!, r.version);
   },

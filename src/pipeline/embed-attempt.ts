@@ -1,13 +1,12 @@
 // Embeddings for every vendor that has them: one request shape in (alpha), adapters out, the SPEC's
 // dimension rules enforced here (1: honoured where supported, stripped for fixed-size models;
 // 3: a vector of the wrong length from the upstream -> 502 dimension_mismatch).
-import { InvalidRequestError } from '../families/shared/invalid.ts';
+import { GatewayError } from '../errors/gateway-error.ts';
 import type { EmbeddingRequest, EmbeddingResponse, UpstreamErrorInfo } from '../ir/types.ts';
-import { decodeEmbeddingResponses, embeddingRequests } from '../providers/bedrock/index.ts';
 import { lookupModel } from '../providers/catalog/index.ts';
 import { sendUpstream, UpstreamTransportError } from '../providers/http.ts';
 import { chatAdapterFor, embeddingAdapterFor } from '../providers/registry.ts';
-import type { HttpRequestSpec, Target } from '../providers/types.ts';
+import type { Target } from '../providers/types.ts';
 
 export interface EmbeddingsBody {
   model: string;
@@ -19,18 +18,23 @@ export interface EmbeddingsBody {
 
 export function decodeEmbeddingsBody(body: unknown): EmbeddingsBody {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new InvalidRequestError('request body must be a JSON object');
+    throw new GatewayError('invalid_request', { message: 'request body must be a JSON object' });
   }
   const b = body as Record<string, unknown>;
-  if (typeof b.model !== 'string' || b.model === '') throw new InvalidRequestError('model: required string', 'model');
+  if (typeof b.model !== 'string' || b.model === '')
+    throw new GatewayError('invalid_request', { message: 'model: required string', param: 'model' });
   let input: string[];
   if (typeof b.input === 'string') input = [b.input];
   else if (Array.isArray(b.input) && b.input.length > 0 && b.input.every((x) => typeof x === 'string')) {
     input = b.input as string[];
   } else {
-    throw new InvalidRequestError('input: expected a non-empty string or a non-empty array of strings', 'input');
+    throw new GatewayError('invalid_request', {
+      message: 'input: expected a non-empty string or a non-empty array of strings',
+      param: 'input',
+    });
   }
-  if (input.length > 2048) throw new InvalidRequestError('input: at most 2048 items per request', 'input');
+  if (input.length > 2048)
+    throw new GatewayError('invalid_request', { message: 'input: at most 2048 items per request', param: 'input' });
   let dimensions: number | undefined;
   if (b.dimensions !== undefined && b.dimensions !== null) {
     if (
@@ -39,16 +43,22 @@ export function decodeEmbeddingsBody(body: unknown): EmbeddingsBody {
       b.dimensions < 1 ||
       b.dimensions > 65536
     ) {
-      throw new InvalidRequestError('dimensions: expected a positive integer', 'dimensions');
+      throw new GatewayError('invalid_request', {
+        message: 'dimensions: expected a positive integer',
+        param: 'dimensions',
+      });
     }
     dimensions = b.dimensions;
   }
   const fmt = b.encoding_format ?? 'float';
   if (fmt !== 'float' && fmt !== 'base64') {
-    throw new InvalidRequestError('encoding_format: expected "float" or "base64"', 'encoding_format');
+    throw new GatewayError('invalid_request', {
+      message: 'encoding_format: expected "float" or "base64"',
+      param: 'encoding_format',
+    });
   }
   if (b.user !== undefined && typeof b.user !== 'string')
-    throw new InvalidRequestError('user: expected a string', 'user');
+    throw new GatewayError('invalid_request', { message: 'user: expected a string', param: 'user' });
   return { model: b.model, input, dimensions, encodingFormat: fmt, user: b.user as string | undefined };
 }
 
@@ -92,10 +102,7 @@ export async function embedOnce(
   };
   const errorAdapter = chatAdapterFor(target.vendor, target.model);
   try {
-    const specs: HttpRequestSpec[] =
-      target.vendor === 'bedrock'
-        ? await embeddingRequests(upstreamReq, target)
-        : [await adapter.embeddingRequest(upstreamReq, target)];
+    const specs = await adapter.embeddingRequests(upstreamReq, target);
     const bodies: unknown[] = [];
     let lastText = '';
     for (const spec of specs) {
@@ -107,10 +114,7 @@ export async function embedOnce(
       bodies.push(JSON.parse(text));
       lastText = text;
     }
-    const response =
-      target.vendor === 'bedrock'
-        ? decodeEmbeddingResponses(bodies, upstreamReq, target)
-        : adapter.decodeEmbeddingResponse(bodies[0], upstreamReq, target);
+    const response = adapter.decodeEmbeddingResponses(bodies, upstreamReq, target);
     const expected =
       expectDimensions ?? (honoured ? req.dimensions : lookupModel(target.vendor, target.model)?.dimensions);
     if (expected !== undefined) {

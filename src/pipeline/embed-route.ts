@@ -1,97 +1,39 @@
-// `@slug` embeddings: the config's strategy orders the candidates (screened as embedding models that can
-// produce the pinned length), then they are tried in order with the config's retry rule. The pinned
-// length is sent upstream and checked on every vector.
+// `@slug` embeddings: the config's strategy orders the candidates (screened as embedding models that
+// can produce the pinned length), then they are tried in order with the config's retry rule. The
+// pinned length is sent upstream and checked on every vector.
 import type { EmbeddingRequest } from '../ir/types.ts';
-import type { ChatTarget } from './chat-attempt.ts';
-import { type EmbedOutcome, embedOnce } from './embed-attempt.ts';
-import { GatewayFailure } from './resolve-target.ts';
 import { shouldRetry } from '../routing/acceptance.ts';
-import type { ActiveConfig } from '../live/routing-configs.ts';
 import type { AttemptRecord } from '../routing/execute-types.ts';
-import { countsAgainstHealth } from '../routing/health.ts';
-import { planFor } from '../routing/planner.ts';
-import type { ProxyRouting } from './proxy-routing.ts';
-import { credentialOf, targetOf } from './executor.ts';
-import { type DecisionTrace, type DryRunEnvelope, decisionTrace, dryRunEnvelope } from '../routing/trace.ts';
-import type { Decision, RequestFacts } from '../routing/types.ts';
+import { type DecisionTrace, decisionTrace } from '../routing/trace.ts';
+import type { ActiveConfig, Decision } from '../routing/types.ts';
+import type { ChatTarget } from './call.ts';
+import { type EmbedOutcome, embedOnce } from './embed-attempt.ts';
+import type { HealthSample } from './record.ts';
+import { targetOf } from './route.ts';
+import type { LiveState } from './types.ts';
 
 export interface EmbedRouteInput {
   orgId: string;
   cfg: ActiveConfig;
   input: string[];
-  /** `dimensions` from the body. */
-  dimensions?: number;
   user?: string;
-  endUser?: string;
-  traceId?: string;
-  tags: Record<string, string>;
-  headers: Record<string, string>;
-}
-
-function embedFacts(i: EmbedRouteInput, dims: number | undefined): RequestFacts {
-  const text = i.input.join('\n');
-  return {
-    family: 'alpha',
-    ir: {
-      model: `@${i.cfg.slug}`,
-      system: [],
-      messages: [{ role: 'user', content: [{ type: 'text', text }] }],
-      tools: [],
-      params: {},
-      stream: false,
-    },
-    tags: i.tags,
-    endUser: i.endUser,
-    traceId: i.traceId,
-    metadata: {},
-    headers: i.headers,
-    // Embedding prices are per input token; a character estimate is close enough for ranking.
-    estimatedTokens: Math.ceil(text.length / 4),
-    kind: 'embedding',
-    dimensions: dims,
-  };
-}
-
-/** The pinned length, refusing a body that asks for another one (SPEC dimension rule 4). */
-export function pinnedDimensions(cfg: ActiveConfig, requested: number | undefined): number | undefined {
-  const pinned = cfg.embeddingDimensions ?? undefined;
-  if (pinned !== undefined && requested !== undefined && requested !== pinned) {
-    throw new GatewayFailure(
-      400,
-      `dimensions ${requested} conflicts with the ${pinned} pinned by routing config "${cfg.slug}"`,
-      'dimension_conflict',
-      'dimensions',
-    );
-  }
-  return pinned ?? requested;
-}
-
-export function planEmbedding(
-  i: EmbedRouteInput,
-  routing: ProxyRouting,
-): { decision: Decision; envelope: DryRunEnvelope; dims?: number } {
-  const dims = pinnedDimensions(i.cfg, i.dimensions);
-  const decision = planFor(i.cfg, embedFacts(i, dims), {
-    health: routing.health,
-    hasCredential: (r) => credentialOf(routing, i.orgId, r) !== undefined,
-  });
-  const envelope = dryRunEnvelope(i.cfg.strategy, { slug: i.cfg.slug, version: i.cfg.version }, decision);
-  return { decision, envelope, dims };
 }
 
 export interface EmbedServed {
   outcome: EmbedOutcome;
   target?: ChatTarget;
   trace: DecisionTrace;
+  samples: HealthSample[];
 }
 
 export async function executeEmbedding(
   i: EmbedRouteInput,
   plan: { decision: Decision; dims?: number },
-  routing: ProxyRouting,
+  live: LiveState,
   signal: AbortSignal,
 ): Promise<EmbedServed> {
   const attempts: AttemptRecord[] = [];
+  const samples: HealthSample[] = [];
   let outcome: EmbedOutcome = {
     ok: false,
     error: {
@@ -104,7 +46,7 @@ export async function executeEmbedding(
   };
   let served: ChatTarget | undefined;
   for (const [n, step] of plan.decision.attempts.entries()) {
-    const target = targetOf(routing, i.orgId, step.ref);
+    const target = targetOf(live, i.orgId, step.ref);
     if (!target) continue;
     const ctl = new AbortController();
     const relay = (): void => ctl.abort(signal.reason);
@@ -134,9 +76,14 @@ export async function executeEmbedding(
     };
     if (!outcome.ok) rec.error = outcome.error.message;
     attempts.push(rec);
-    if (outcome.ok) routing.health.record(step.ref, true, latency);
-    else if (countsAgainstHealth(outcome.error.status, outcome.error.kind))
-      routing.health.record(step.ref, false, latency);
+    if (!signal.aborted)
+      samples.push({
+        ref: step.ref,
+        ok: outcome.ok,
+        latencyMs: latency,
+        status: rec.status,
+        kind: outcome.ok ? 'ok' : outcome.error.kind,
+      });
     if (outcome.ok || signal.aborted || n === plan.decision.attempts.length - 1) break;
     if (!shouldRetry(plan.decision.retry, outcome.error)) break;
   }
@@ -149,5 +96,5 @@ export async function executeEmbedding(
     attempts,
     servedBy,
   );
-  return { outcome, target: served, trace };
+  return { outcome, target: served, trace, samples };
 }

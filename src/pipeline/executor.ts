@@ -1,42 +1,28 @@
-// Runs a routing decision against real upstreams: resolves each candidate's credential, runs the plan
-// through the execution loop with attemptChat, feeds health, and prices every attempt.
+// Runs an attempt plan against real upstreams: a direct call is a one-attempt plan, a routing
+// config's decision runs through the routing loop. Every attempt is priced and leaves a health
+// sample, which the health hook applies once the answer is out.
+import type { AttemptOutcome } from '../ir/outcome.ts';
 import type { Usage } from '../ir/types.ts';
 import { computeCost } from '../providers/catalog/cost.ts';
-import type { VendorId } from '../providers/types.ts';
-import { attemptChat, type ChatCall, type ChatTarget } from './chat-attempt.ts';
-import type { StoredCredential } from './deps.ts';
 import { executePlan } from '../routing/execute.ts';
-import type { ExecutionResult, Executor } from '../routing/execute-types.ts';
-import { countsAgainstHealth, type HealthTracker } from '../routing/health.ts';
-import { judgePick, judgeScore } from '../routing/judge.ts';
-import type { CandidateRef, Decision } from '../routing/types.ts';
+import type { AttemptRecord, ExecutionResult, Executor } from '../routing/execute-types.ts';
+import { type DecisionTrace, decisionTrace, directDecision } from '../routing/trace.ts';
+import type { CandidateRef } from '../routing/types.ts';
+import type { ChatCall, ChatTarget } from './call.ts';
+import { attemptChat } from './chat-attempt.ts';
+import { judgePick, judgeScore } from './judge.ts';
+import type { HealthSample } from './record.ts';
+import { targetOf } from './route.ts';
+import type { LiveState, RoutePlan } from './types.ts';
 
-export interface RoutingDeps {
-  credentialById(orgId: string, id: string): StoredCredential | undefined;
-  credentialFor(orgId: string, vendor: VendorId): StoredCredential | undefined;
-  health: HealthTracker;
-}
-
-export interface RoutedResult extends ExecutionResult {
-  /** The target that produced the returned outcome. */
+export interface Served {
   target?: ChatTarget;
-}
-
-export function credentialOf(deps: RoutingDeps, orgId: string, ref: CandidateRef): StoredCredential | undefined {
-  if (ref.credentialId) return deps.credentialById(orgId, ref.credentialId);
-  return deps.credentialFor(orgId, ref.vendor);
-}
-
-export function targetOf(deps: RoutingDeps, orgId: string, ref: CandidateRef): ChatTarget | undefined {
-  const stored = credentialOf(deps, orgId, ref);
-  if (!stored) return undefined;
-  return {
-    vendor: ref.vendor,
-    vendorAsSent: ref.vendorAsSent,
-    model: ref.model,
-    credentialId: stored.id,
-    credential: stored.credential,
-  };
+  outcome: AttemptOutcome;
+  attempts: AttemptRecord[];
+  trace: DecisionTrace;
+  /** Cost of the attempts other than the served one (ensemble losers, failed fallbacks, rejected steps). */
+  otherCostUsd: number;
+  samples: HealthSample[];
 }
 
 export function attemptCost(ref: CandidateRef, usage: Usage): number {
@@ -45,46 +31,105 @@ export function attemptCost(ref: CandidateRef, usage: Usage): number {
   return Math.round(((usage.input * ref.price.input + usage.output * ref.price.output) / 1e6) * 1e9) / 1e9;
 }
 
-export async function executeRouted(
-  call: ChatCall,
-  decision: Decision,
-  orgId: string,
-  deps: RoutingDeps,
-  signal: AbortSignal,
-): Promise<RoutedResult> {
-  const noCredential = (ref: CandidateRef) => ({
-    ok: false as const,
-    error: {
-      status: 400,
-      kind: 'invalid_request' as const,
-      code: 'provider_not_configured',
-      message: `no provider credential for ${ref.vendorAsSent}/${ref.model}`,
-      retryable: false,
-    },
+function otherCost(attempts: AttemptRecord[], served: number | undefined): number {
+  let sum = 0;
+  attempts.forEach((a, i) => {
+    if (i !== served) sum += a.cost_usd;
   });
+  return Math.round(sum * 1e9) / 1e9;
+}
+
+const NO_CREDENTIAL = (ref: CandidateRef): AttemptOutcome => ({
+  ok: false,
+  error: {
+    status: 400,
+    kind: 'invalid_request',
+    code: 'provider_not_configured',
+    message: `no provider credential for ${ref.vendorAsSent}/${ref.model}`,
+    retryable: false,
+  },
+});
+
+export async function executeChat(
+  call: ChatCall,
+  plan: RoutePlan,
+  orgId: string,
+  live: LiveState,
+  signal: AbortSignal,
+): Promise<Served> {
+  if (plan.kind === 'direct') return executeDirect(call, plan.target, signal);
+  const samples: HealthSample[] = [];
   const exec: Executor = {
     attempt(step, s) {
-      const target = targetOf(deps, orgId, step.ref);
-      return target ? attemptChat(call, target, s) : Promise.resolve(noCredential(step.ref));
+      const target = targetOf(live, orgId, step.ref);
+      return target ? attemptChat(call, target, s) : Promise.resolve(NO_CREDENTIAL(step.ref));
     },
     cost: attemptCost,
     async judgePick(judge, answers, s) {
-      const t = targetOf(deps, orgId, judge);
+      const t = targetOf(live, orgId, judge);
       return t ? judgePick(t, call.ir, answers, call.requestId, s) : undefined;
     },
     async judgeScore(judge, answer, s) {
-      const t = targetOf(deps, orgId, judge);
+      const t = targetOf(live, orgId, judge);
       return t ? judgeScore(t, call.ir, answer, call.requestId, s) : undefined;
     },
     observe(ref, ok, latencyMs, status, kind) {
-      if (ok) deps.health.record(ref, true, latencyMs);
-      else if (countsAgainstHealth(status, kind)) deps.health.record(ref, false, latencyMs);
+      samples.push({ ref, ok, latencyMs, status, kind });
     },
   };
   const rf = call.ir.params.responseFormat;
-  const result = await executePlan(decision, exec, {
+  const r: ExecutionResult = await executePlan(plan.decision, exec, {
     signal,
     wantsJson: rf?.type === 'json_object' || rf?.type === 'json_schema',
   });
-  return { ...result, target: result.step ? targetOf(deps, orgId, result.step.ref) : undefined };
+  if (r.servedIndex !== undefined && r.attempts[r.servedIndex]) r.attempts[r.servedIndex].served = true;
+  const servedBy = r.outcome.ok && r.step ? { model: r.step.ref.model, provider: r.step.ref.vendorAsSent } : null;
+  return {
+    target: r.step ? targetOf(live, orgId, r.step.ref) : undefined,
+    outcome: r.outcome,
+    attempts: r.attempts,
+    trace: decisionTrace(plan.cfg.strategy, plan.config, plan.decision, r.attempts, servedBy),
+    otherCostUsd: otherCost(r.attempts, r.servedIndex),
+    samples,
+  };
+}
+
+async function executeDirect(call: ChatCall, target: ChatTarget, signal: AbortSignal): Promise<Served> {
+  const started = performance.now();
+  const outcome = await attemptChat(call, target, signal);
+  const latency = Math.round((performance.now() - started) * 100) / 100;
+  const ref: CandidateRef = { vendor: target.vendor, vendorAsSent: target.vendorAsSent, model: target.model };
+  const record: AttemptRecord = {
+    model: target.model,
+    provider: target.vendorAsSent,
+    status: outcome.ok ? 200 : outcome.error.status,
+    outcome: outcome.ok ? 'success' : 'error',
+    latency_ms: latency,
+    cost_usd: outcome.ok && outcome.kind === 'json' ? attemptCost(ref, outcome.usage) : 0,
+    served: true,
+  };
+  if (!outcome.ok) record.error = outcome.error.message;
+  // Direct calls feed health too, so that a config naming the same model starts with real numbers;
+  // a caller's own key (BYOK) says nothing about the stored credential.
+  const samples: HealthSample[] =
+    target.credentialId === undefined || signal.aborted
+      ? []
+      : [
+          {
+            ref,
+            ok: outcome.ok,
+            latencyMs: latency,
+            status: record.status,
+            kind: outcome.ok ? 'ok' : outcome.error.kind,
+          },
+        ];
+  const servedBy = outcome.ok ? { model: target.model, provider: target.vendorAsSent } : null;
+  return {
+    target,
+    outcome,
+    attempts: [record],
+    trace: decisionTrace('direct', null, directDecision(target.model, target.vendorAsSent), [record], servedBy),
+    otherCostUsd: 0,
+    samples,
+  };
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PassthroughToolAccumulator } from '../families/alpha/codec/stream-encoder.ts';
+import { alphaCodec } from '../families/alpha/codec.ts';
 import { type PassthroughState, passthroughAlphaRecord, withoutNullUsage } from './passthrough-records.ts';
 
 function state(callerWantsUsage: boolean): PassthroughState {
@@ -9,6 +10,7 @@ function state(callerWantsUsage: boolean): PassthroughState {
     callerWantsUsage,
     tools: new PassthroughToolAccumulator(),
     sawTerminal: false,
+    codec: alphaCodec,
   };
 }
 

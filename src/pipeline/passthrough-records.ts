@@ -1,17 +1,55 @@
 // Same-family stream relays: each upstream record goes out unchanged unless a SPEC rule needs an
 // edit (alpha: tool-call fragments held until the finish chunk, the usage chunk hidden from callers
 // who did not ask for it; beta on Bedrock: event-stream frames re-framed as SSE).
-import type { PassthroughToolAccumulator } from '../families/alpha/codec/stream-encoder.ts';
+
+import { fromUpstream } from '../errors/gateway-error.ts';
+import { PassthroughToolAccumulator } from '../families/alpha/codec/stream-encoder.ts';
+import type { Family, FamilyCodec } from '../families/shared/codec.ts';
+import type { StreamSummary } from '../ir/outcome.ts';
 import type { UpstreamErrorInfo } from '../ir/types.ts';
+import { bedrockStreamException } from '../providers/bedrock/index.ts';
 import type { UpstreamEvent } from '../providers/types.ts';
 import { isRecord } from '../util/json.ts';
-import type { StreamSummary } from './stream-relay.ts';
+
+/** Turns upstream records into the caller's records (shared by both relay paths). */
+export interface Processor {
+  push(ev: UpstreamEvent): string[];
+  end(): string[];
+  fail(error: UpstreamErrorInfo): string[];
+}
 
 export interface PassthroughState {
   summary: StreamSummary;
   callerWantsUsage: boolean;
   tools: PassthroughToolAccumulator;
   sawTerminal: boolean;
+  codec: FamilyCodec;
+}
+
+const RECORD: Record<Family, (state: PassthroughState, ev: UpstreamEvent) => string[]> = {
+  alpha: passthroughAlphaRecord,
+  beta: passthroughBetaRecord,
+};
+
+/** The same-family relay: upstream records out, edited only where a rule needs it. */
+export function passthroughProcessor(codec: FamilyCodec, summary: StreamSummary, callerWantsUsage: boolean): Processor {
+  const state: PassthroughState = {
+    summary,
+    callerWantsUsage,
+    tools: new PassthroughToolAccumulator(),
+    sawTerminal: false,
+    codec,
+  };
+  const record = RECORD[codec.family];
+  return {
+    push: (ev) => record(state, ev),
+    // Tool-call fragments still held when the upstream ended without a finish chunk.
+    end: () => state.tools.end().map((c) => `data: ${JSON.stringify(c)}\n\n`),
+    fail: (error) => {
+      summary.error = error;
+      return [codec.errorRecord(fromUpstream(error))];
+    },
+  };
 }
 
 type Rec = Record<string, unknown>;
@@ -107,15 +145,9 @@ export function passthroughBetaRecord(state: PassthroughState, ev: UpstreamEvent
   if (ev.messageType !== undefined) {
     // Bedrock InvokeModelWithResponseStream: `chunk` frames carry base64 Anthropic events.
     if (ev.messageType === 'exception') {
-      const error: UpstreamErrorInfo = {
-        status: 502,
-        kind: ev.event === 'throttlingException' ? 'rate_limit' : 'server',
-        message: `${ev.event ?? 'exception'}: ${safeMessage(ev.data)}`,
-        retryable: true,
-      };
+      const error = bedrockStreamException(ev.event, ev.data);
       state.summary.error = error;
-      const type = error.kind === 'rate_limit' ? 'rate_limit_error' : 'api_error';
-      return [`event: error\ndata: ${JSON.stringify({ type: 'error', error: { type, message: error.message } })}\n\n`];
+      return [state.codec.errorRecord(fromUpstream(error))];
     }
     const frame: unknown = JSON.parse(ev.data);
     if (!isRecord(frame) || typeof frame.bytes !== 'string') return [];
@@ -161,14 +193,4 @@ function upstreamStreamError(e: Rec): UpstreamErrorInfo {
     message,
     retryable: true,
   };
-}
-
-function safeMessage(data: string): string {
-  try {
-    const v: unknown = JSON.parse(data);
-    if (isRecord(v) && typeof v.message === 'string') return v.message;
-  } catch {
-    /* not JSON */
-  }
-  return data.slice(0, 200);
 }

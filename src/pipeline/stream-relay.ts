@@ -1,32 +1,14 @@
 // Relays an opened upstream stream to the caller: record by record for same-family pass-through,
 // through the adapter's stream decoder and the family's stream encoder otherwise. Never buffers the
-// whole body; a broken upstream ends the caller's stream with an error record, never a hang.
-import { AlphaStreamEncoder, PassthroughToolAccumulator } from '../families/alpha/codec/stream-encoder.ts';
-import { BetaStreamEncoder } from '../families/beta/codec/stream-encoder.ts';
-import type { StopReason, StreamEvent, UpstreamErrorInfo, Usage } from '../ir/types.ts';
+// whole body; a broken upstream ends the caller's stream with the family's error record, the same
+// record on both paths.
+import { fromUpstream } from '../errors/gateway-error.ts';
+import type { StreamRelay, StreamSummary } from '../ir/outcome.ts';
+import type { StreamEvent } from '../ir/types.ts';
 import { recordSplitter, transportError } from '../providers/http.ts';
-import type { ChatAdapter, StreamFraming, Target, UpstreamEvent } from '../providers/types.ts';
-import type { ChatCall } from './chat-attempt.ts';
-import { type PassthroughState, passthroughAlphaRecord, passthroughBetaRecord } from './passthrough-records.ts';
-
-export interface StreamSink {
-  write(chunk: string): boolean;
-  drain(): Promise<void>;
-}
-
-export interface StreamSummary {
-  usage: Usage;
-  stopReason?: StopReason;
-  text: string;
-  error?: UpstreamErrorInfo;
-  /** Milliseconds from relay start to the first record written. */
-  firstByteMs?: number;
-  aborted: boolean;
-}
-
-export interface StreamRelay {
-  run(sink: StreamSink, signal: AbortSignal): Promise<StreamSummary>;
-}
+import type { ChatAdapter, Target } from '../providers/types.ts';
+import type { ChatCall } from './call.ts';
+import { type Processor, passthroughProcessor } from './passthrough-records.ts';
 
 interface RelayInput {
   call: ChatCall;
@@ -34,7 +16,6 @@ interface RelayInput {
   target: Target;
   passthrough: boolean;
   body: AsyncIterable<Buffer> & { dump(): Promise<void> };
-  framing: StreamFraming;
 }
 
 /** Folds an IR event into the running summary (usage is cumulative, field by field). */
@@ -75,7 +56,7 @@ export function openStreamRelay(input: RelayInput): StreamRelay {
         }
       };
       const process = makeProcessor(input, summary);
-      const splitter = recordSplitter(input.framing);
+      const splitter = recordSplitter(input.adapter.streamFraming);
       try {
         for await (const chunk of input.body) {
           if (signal.aborted) break;
@@ -104,41 +85,14 @@ export function openStreamRelay(input: RelayInput): StreamRelay {
   };
 }
 
-interface Processor {
-  push(ev: UpstreamEvent): string[];
-  end(): string[];
-  fail(error: UpstreamErrorInfo): string[];
-}
-
 function makeProcessor(input: RelayInput, summary: StreamSummary): Processor {
   const { call } = input;
-  if (input.passthrough) {
-    const state: PassthroughState = {
-      summary,
-      callerWantsUsage: call.includeUsage,
-      tools: new PassthroughToolAccumulator(),
-      sawTerminal: false,
-    };
-    const record = call.family === 'alpha' ? passthroughAlphaRecord : passthroughBetaRecord;
-    return {
-      push: (ev) => record(state, ev),
-      end: () => (call.family === 'alpha' ? state.tools.end().map((c) => `data: ${JSON.stringify(c)}\n\n`) : []),
-      fail: (error) => {
-        summary.error = error;
-        return [call.family === 'alpha' ? alphaErrorRecord(error) : betaErrorRecord(error)];
-      },
-    };
-  }
+  if (input.passthrough) return passthroughProcessor(call.codec, summary, call.includeUsage);
   const decoder = input.adapter.newStreamDecoder(input.target);
-  const encoder =
-    call.family === 'alpha'
-      ? new AlphaStreamEncoder({
-          id: `chatcmpl-${call.requestId.slice(4)}`,
-          model: input.target.model,
-          created: call.created,
-          includeUsage: call.includeUsage,
-        })
-      : new BetaStreamEncoder({ id: `msg_${call.requestId.slice(4)}`, model: input.target.model });
+  const encoder = call.codec.streamEncoder(
+    { requestId: call.requestId, created: call.created, model: input.target.model },
+    call.includeUsage,
+  );
   const translate = (events: StreamEvent[]): string[] => {
     const out: string[] = [];
     for (const e of events) {
@@ -155,18 +109,8 @@ function makeProcessor(input: RelayInput, summary: StreamSummary): Processor {
       return out;
     },
     fail: (error) => {
-      const out = translate([{ type: 'error', error }]);
-      for (const s of encoder.end()) out.push(s);
-      return out;
+      summary.error = error;
+      return [call.codec.errorRecord(fromUpstream(error))];
     },
   };
-}
-
-export function alphaErrorRecord(error: UpstreamErrorInfo): string {
-  return `data: ${JSON.stringify({ error: { message: error.message, type: 'api_error', param: null, code: error.code ?? null } })}\n\n`;
-}
-
-export function betaErrorRecord(error: UpstreamErrorInfo): string {
-  const type = error.kind === 'overloaded' ? 'overloaded_error' : 'api_error';
-  return `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type, message: error.message } })}\n\n`;
 }

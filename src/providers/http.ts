@@ -3,6 +3,7 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { Agent, errors as undiciErrors } from 'undici';
 import type { UpstreamErrorInfo } from '../ir/types.ts';
+import type { HttpHeaders } from '../util/http-headers.ts';
 import { EventStreamDecoder } from './bedrock/eventstream.ts';
 import { dispatchRequest } from './dispatch.ts';
 import type { HttpRequestSpec, StreamFraming, UpstreamEvent } from './types.ts';
@@ -16,11 +17,9 @@ const agent = new Agent({
   bodyTimeout: 600_000,
 });
 
-export type UpstreamHeaders = Record<string, string | string[] | undefined>;
-
 export interface UpstreamResponse {
   status: number;
-  headers: UpstreamHeaders;
+  headers: HttpHeaders;
   body: AsyncIterable<Buffer> & { text(): Promise<string>; dump(): Promise<void> };
 }
 
@@ -104,10 +103,4 @@ export async function* upstreamEvents(
   const splitter = recordSplitter(framing);
   for await (const chunk of body) yield* splitter.push(chunk);
   yield* splitter.end();
-}
-
-/** Lower-cased single-valued header read. */
-export function headerValue(headers: UpstreamHeaders, name: string): string | undefined {
-  const v = headers[name];
-  return Array.isArray(v) ? v[0] : v;
 }

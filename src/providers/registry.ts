@@ -6,12 +6,20 @@ import { geminiAdapter } from './gemini/index.ts';
 import { openaiCompatibleAdapter } from './openai-compatible/index.ts';
 import { type ChatAdapter, type EmbeddingAdapter, VENDORS, type VendorId } from './types.ts';
 
-/** `vendor_1`..`vendor_7` in SPEC order. */
-const ALIASES: ReadonlyMap<string, VendorId> = new Map(VENDORS.map((v, i) => [`vendor_${i + 1}`, v]));
+/** `vendor_1`..`vendor_7` in SPEC order (DESIGN.md section 7); accepted everywhere a vendor is named. */
+const VENDOR_ALIASES: readonly string[] = VENDORS.map((_, i) => `vendor_${i + 1}`);
 
+/** Every vendor name a caller may write, in model names and in the management API alike. */
+export const ACCEPTED_VENDOR_NAMES: readonly string[] = [...VENDORS, ...VENDOR_ALIASES];
+
+const BY_NAME: ReadonlyMap<string, VendorId> = new Map([
+  ...VENDORS.map((v): [string, VendorId] => [v, v]),
+  ...VENDORS.map((v, i): [string, VendorId] => [VENDOR_ALIASES[i], v]),
+]);
+
+/** The vendor id for an id or alias; undefined for anything else. */
 export function canonicalVendor(name: string): VendorId | undefined {
-  if ((VENDORS as readonly string[]).includes(name)) return name as VendorId;
-  return ALIASES.get(name);
+  return BY_NAME.get(name);
 }
 
 /** Bare model-name prefixes that identify a vendor without a `vendor/` qualifier (DESIGN.md section 7). */
@@ -29,8 +37,11 @@ const BARE_PREFIXES: ReadonlyArray<[string, VendorId]> = [
   ['gemini-', 'google'],
 ];
 
-export const ACCEPTED_MODEL_FORMS =
-  'accepted forms: "<vendor>/<model>" with vendor one of openai, anthropic, google, azure-openai, bedrock, together, fireworks (or vendor_1..vendor_7), a bare model name starting with gpt-, o1, o3, o4, text-embedding-, dall-e, tts-, whisper, claude- or gemini-, or "@<routing-config-slug>"';
+function orList(items: readonly string[]): string {
+  return items.length > 1 ? `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}` : items.join('');
+}
+
+export const ACCEPTED_MODEL_FORMS = `accepted forms: "<vendor>/<model>" with vendor one of ${VENDORS.join(', ')} (or vendor_1..vendor_${VENDORS.length}), a bare model name starting with ${orList(BARE_PREFIXES.map(([prefix]) => prefix))}, or "@<routing-config-slug>"`;
 
 export interface ResolvedModel {
   vendor: VendorId;

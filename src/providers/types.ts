@@ -9,6 +9,7 @@ import type {
   StreamEvent,
   UpstreamErrorInfo,
 } from '../ir/types.ts';
+import type { HttpHeaders } from '../util/http-headers.ts';
 
 export const VENDORS = ['openai', 'anthropic', 'google', 'azure-openai', 'bedrock', 'together', 'fireworks'] as const;
 export type VendorId = (typeof VENDORS)[number];
@@ -70,11 +71,7 @@ export interface ChatAdapter {
   decodeChatResponse(body: unknown, target: Target): ChatResponse;
   newStreamDecoder(target: Target): StreamDecoder;
   /** Maps any upstream error (status, body text, headers) to the normalized shape. */
-  decodeError(
-    status: number,
-    bodyText: string,
-    headers: Record<string, string | string[] | undefined>,
-  ): UpstreamErrorInfo;
+  decodeError(status: number, bodyText: string, headers: HttpHeaders): UpstreamErrorInfo;
   /** The cheapest authenticated call (list models where it exists), used before rotating a key. */
   verifyKeyRequest(credential: Credential): Promise<HttpRequestSpec>;
 }
@@ -82,6 +79,11 @@ export interface ChatAdapter {
 export interface EmbeddingAdapter {
   /** Whether the model honours a requested output size; fixed-size models get `dimensions` stripped. */
   supportsDimensions(model: string): boolean;
-  embeddingRequest(req: EmbeddingRequest, target: Target): Promise<HttpRequestSpec>;
-  decodeEmbeddingResponse(body: unknown, req: EmbeddingRequest, target: Target): EmbeddingResponse;
+  /**
+   * The upstream calls one embeddings request takes, in order: one for most vendors; Bedrock fans out
+   * (Titan embeds one text per call, Cohere takes batches of 96).
+   */
+  embeddingRequests(req: EmbeddingRequest, target: Target): Promise<HttpRequestSpec[]>;
+  /** Joins the parsed answers to `embeddingRequests` (same order, one per spec) into one response. */
+  decodeEmbeddingResponses(bodies: unknown[], req: EmbeddingRequest, target: Target): EmbeddingResponse;
 }

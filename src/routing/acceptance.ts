@@ -1,6 +1,7 @@
 // Cascade acceptance checks and retry_on matching: small pure functions over attempt outcomes.
+
+import type { JsonOutcome } from '../ir/outcome.ts';
 import type { UpstreamErrorInfo } from '../ir/types.ts';
-import type { JsonOutcome } from '../pipeline/chat-attempt.ts';
 import type { AcceptanceCheck, RetryRule } from './types.ts';
 
 /** Whether a failed attempt should move a plan on to its next attempt. */

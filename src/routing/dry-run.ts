@@ -1,8 +1,7 @@
 // Routing without calling anyone: the decision for a config (or a direct model) as the dry-run envelope.
-import type { ActiveConfig } from '../live/routing-configs.ts';
 import { type PlanOptions, planFor } from './planner.ts';
 import { type DryRunEnvelope, directDecision, dryRunEnvelope } from './trace.ts';
-import type { Decision, RequestFacts } from './types.ts';
+import type { ActiveConfig, Decision, RequestFacts } from './types.ts';
 
 export function configDryRun(
   cfg: ActiveConfig,

@@ -1,6 +1,6 @@
 // Ensemble execution: every attempt at once. `parallel_fastest` returns the first success and cancels
 // the others; `parallel_judge` waits for all and lets the judge pick among the successes.
-import type { AttemptOutcome } from '../pipeline/chat-attempt.ts';
+import type { AttemptOutcome } from '../ir/outcome.ts';
 import type { ExecutionResult, Executor } from './execute-types.ts';
 import { runAttempt, type TimedAttempt } from './run-attempt.ts';
 import type { Decision, PlannedAttempt } from './types.ts';

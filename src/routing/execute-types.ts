@@ -1,7 +1,8 @@
 // What the execution loop needs from the proxy (one attempt, its cost, judges, a health feed) and what
 // it reports back: the outcome to send plus one record per attempt for the decision trace.
+
+import type { AttemptOutcome } from '../ir/outcome.ts';
 import type { Usage } from '../ir/types.ts';
-import type { AttemptOutcome } from '../pipeline/chat-attempt.ts';
 import type { CandidateRef, PlannedAttempt } from './types.ts';
 
 export interface AttemptRecord {

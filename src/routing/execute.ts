@@ -1,7 +1,7 @@
 // The execution loop: runs a Decision's attempts in the plan's mode and returns the outcome to send
 // plus one record per attempt. Nothing is written to the caller here, so every mode can still move
 // on after a failure (streams only until their first byte, which has not been sent yet).
-import type { AttemptOutcome, JsonOutcome } from '../pipeline/chat-attempt.ts';
+import type { AttemptOutcome, JsonOutcome } from '../ir/outcome.ts';
 import { localRejection, shouldRetry } from './acceptance.ts';
 import { runParallel } from './execute-parallel.ts';
 import type { AttemptRecord, ExecutionResult, Executor } from './execute-types.ts';

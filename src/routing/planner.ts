@@ -1,14 +1,13 @@
 // Planner entry points: the request facts every strategy reads (built from the IR and the svc
 // headers/extensions, never from family-specific fields), and the decision for a config.
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Family } from '../families/shared/codec.ts';
 import type { SvcExtensions } from '../families/shared/svc.ts';
+import type { SvcHeaders } from '../families/shared/svc-headers.ts';
 import type { ChatRequest } from '../ir/types.ts';
 import { lookupModel } from '../providers/catalog/index.ts';
-import type { Family } from '../pipeline/chat-attempt.ts';
-import type { SvcHeaders } from '../families/shared/svc-headers.ts';
 import { estimateRequestTokens } from '../tokens/estimate.ts';
-import type { ActiveConfig } from '../live/routing-configs.ts';
-import type { CandidateRef, Decision, HealthView, RequestFacts } from './types.ts';
+import type { ActiveConfig, CandidateRef, Decision, HealthView, RequestFacts } from './types.ts';
 
 export interface FactsInput {
   family: Family;

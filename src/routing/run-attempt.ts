@@ -1,7 +1,7 @@
 // One timed attempt: the client's signal plus the attempt's own deadline. The deadline covers the time
 // until the answer starts (headers of a stream, the whole body of a JSON answer) so that a healthy
 // stream is never cut by its attempt timeout.
-import type { AttemptOutcome } from '../pipeline/chat-attempt.ts';
+import type { AttemptOutcome } from '../ir/outcome.ts';
 import type { AttemptRecord, Executor } from './execute-types.ts';
 import type { PlannedAttempt } from './types.ts';
 

@@ -2,10 +2,10 @@
 // decision trace records. Strategies are pure: everything they need (catalog, health, randomness)
 // comes in through PlanContext so that tests and dry-runs see exactly what live traffic sees.
 
+import type { Family } from '../families/shared/codec.ts';
 import type { ChatRequest } from '../ir/types.ts';
 import type { ModelInfo } from '../providers/catalog/types.ts';
 import type { VendorId } from '../providers/types.ts';
-import type { Family } from '../pipeline/chat-attempt.ts';
 
 export const STRATEGY_NAMES = [
   'single',
@@ -133,4 +133,16 @@ export class ConfigError extends Error {
 
 export function keyOf(ref: CandidateRef): string {
   return `${ref.vendor}/${ref.model}`;
+}
+
+/** A live routing config as the proxy uses it: the current version, compiled once. */
+export interface ActiveConfig {
+  id: string;
+  orgId: string;
+  projectId: string | null;
+  slug: string;
+  version: number;
+  strategy: StrategyName;
+  embeddingDimensions: number | null;
+  compiled: CompiledStrategy;
 }

@@ -3,9 +3,9 @@
 // source of truth; a key that was explicitly revoked is not resurrected.
 import type { Config } from '../config.ts';
 import { displayPrefix, generateApiKey, hashApiKey } from '../crypto/api-keys.ts';
-import { DEFAULT_PROJECT_SETTINGS } from '../live/projects.ts';
-import type { Stores } from './index.ts';
 import { newId } from '../util/ids.ts';
+import type { Stores } from './index.ts';
+import { DEFAULT_PROJECT_SETTINGS } from './projects.ts';
 
 export interface BootstrapResult {
   orgId: string;

@@ -1,5 +1,6 @@
 // The stores as one bundle, opened and migrated for whichever dialect the config selects.
 import type { Config } from '../config.ts';
+import { type ChangePublisher, NO_CHANGES } from './changes.ts';
 import { type Db, type Dialect, openDb } from './db.ts';
 import { migrateToLatest } from './migrations/index.ts';
 import { createOrgKeyStore, type OrgKeyStore } from './org-keys.ts';
@@ -24,18 +25,24 @@ export interface StoreHandle {
   close(): Promise<void>;
 }
 
-export function createStores(db: Db): Stores {
+/** `changes` hears of every committed write the proxy must see (keys, credentials, projects, configs). */
+export function createStores(db: Db, changes: ChangePublisher = NO_CHANGES): Stores {
   return {
-    orgKeys: createOrgKeyStore(db),
-    projects: createProjectStore(db),
-    providers: createProviderStore(db),
+    orgKeys: createOrgKeyStore(db, changes),
+    projects: createProjectStore(db, changes),
+    providers: createProviderStore(db, changes),
     logs: createRequestLogStore(db),
-    routingConfigs: createRoutingConfigStore(db),
+    routingConfigs: createRoutingConfigStore(db, changes),
   };
 }
 
+export interface OpenStoreOptions {
+  /** Where writes publish their changes; without it nobody in this process is told (tests, migrate). */
+  changes?: ChangePublisher;
+}
+
 /** Opens the database and brings the schema to the latest migration. */
-export async function openStore(config: Config): Promise<StoreHandle> {
+export async function openStore(config: Config, opts: OpenStoreOptions = {}): Promise<StoreHandle> {
   const { db, dialect, where } = await openDb(config);
   try {
     await migrateToLatest(
@@ -46,7 +53,7 @@ export async function openStore(config: Config): Promise<StoreHandle> {
     await db.destroy();
     throw err;
   }
-  return { db, dialect, where, stores: createStores(db), close: () => db.destroy() };
+  return { db, dialect, where, stores: createStores(db, opts.changes), close: () => db.destroy() };
 }
 
 /** Unique-constraint violation on either dialect. */

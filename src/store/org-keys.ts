@@ -1,7 +1,9 @@
-// Organizations and gateway API keys (hashed). The principal cache reads `findByHash` once per
-// unknown key and `changedSince` on its refresh tick; nothing on the hot path awaits this store.
+// Organizations and gateway API keys (hashed). The principal mirror reads `findByHash` once per
+// unknown key, `findAuthRow` on a change event and `changedSince` on its refresh tick; nothing on the
+// hot path awaits this store. Creating and revoking keys publishes an `api_key` change.
 
 import { nowIso } from '../util/time.ts';
+import { type ChangePublisher, NO_CHANGES } from './changes.ts';
 import type { Db } from './db.ts';
 import type { ApiKeysTable } from './schema.ts';
 
@@ -52,6 +54,8 @@ export interface OrgKeyStore {
   createKey(key: NewApiKey): Promise<ApiKeyRecord>;
   getKey(orgId: string, id: string): Promise<ApiKeyRecord | undefined>;
   findByHash(keyHash: string): Promise<ApiKeyAuthRow | undefined>;
+  /** The key with its hash, revoked or not (change events name keys by id). */
+  findAuthRow(orgId: string, id: string): Promise<ApiKeyAuthRow | undefined>;
   /** Rows whose updated_at >= sinceIso (inclusive, so a write in the same millisecond is not missed). */
   changedSince(sinceIso: string): Promise<ApiKeyAuthRow[]>;
   listKeys(orgId: string, opts: KeyListOptions): Promise<ApiKeyRecord[]>;
@@ -74,12 +78,27 @@ function toAuthRow(r: ApiKeysTable): ApiKeyAuthRow {
   };
 }
 
-function toRecord(r: ApiKeysTable): ApiKeyRecord {
-  const { keyHash: _omit, ...rest } = toAuthRow(r);
+function withoutHash(r: ApiKeyAuthRow): ApiKeyRecord {
+  const { keyHash: _omit, ...rest } = r;
   return rest;
 }
 
-export function createOrgKeyStore(db: Db): OrgKeyStore {
+function toRecord(r: ApiKeysTable): ApiKeyRecord {
+  return withoutHash(toAuthRow(r));
+}
+
+export function createOrgKeyStore(db: Db, changes: ChangePublisher = NO_CHANGES): OrgKeyStore {
+  const changed = (orgId: string, id: string) => changes.publish({ topic: 'api_key', id, orgId });
+  async function authRow(orgId: string, id: string): Promise<ApiKeyAuthRow | undefined> {
+    const r = await db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('org_id', '=', orgId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return r ? toAuthRow(r) : undefined;
+  }
+
   return {
     async createOrg(org) {
       const createdAt = nowIso();
@@ -115,17 +134,14 @@ export function createOrgKeyStore(db: Db): OrgKeyStore {
         revoked_at: null,
       };
       await db.insertInto('api_keys').values(row).execute();
+      await changed(k.orgId, k.id);
       return toRecord(row);
     },
     async getKey(orgId, id) {
-      const r = await db
-        .selectFrom('api_keys')
-        .selectAll()
-        .where('org_id', '=', orgId)
-        .where('id', '=', id)
-        .executeTakeFirst();
-      return r ? toRecord(r) : undefined;
+      const r = await authRow(orgId, id);
+      return r ? withoutHash(r) : undefined;
     },
+    findAuthRow: authRow,
     async findByHash(keyHash) {
       const r = await db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
       return r ? toAuthRow(r) : undefined;
@@ -149,31 +165,29 @@ export function createOrgKeyStore(db: Db): OrgKeyStore {
     },
     async revokeKey(orgId, id) {
       const now = nowIso();
-      await db
+      const res = await db
         .updateTable('api_keys')
         .set({ revoked_at: now, updated_at: now })
         .where('org_id', '=', orgId)
         .where('id', '=', id)
         .where('revoked_at', 'is', null)
-        .execute();
-      const r = await db
-        .selectFrom('api_keys')
-        .selectAll()
-        .where('org_id', '=', orgId)
-        .where('id', '=', id)
         .executeTakeFirst();
-      return r ? toRecord(r) : undefined;
+      if (Number(res.numUpdatedRows) > 0) await changed(orgId, id);
+      const r = await authRow(orgId, id);
+      return r ? withoutHash(r) : undefined;
     },
     async revokeProjectKeys(orgId, projectId) {
       const now = nowIso();
-      const res = await db
+      const revoked = await db
         .updateTable('api_keys')
         .set({ revoked_at: now, updated_at: now })
         .where('org_id', '=', orgId)
         .where('project_id', '=', projectId)
         .where('revoked_at', 'is', null)
-        .executeTakeFirst();
-      return Number(res.numUpdatedRows);
+        .returning('id')
+        .execute();
+      await Promise.all(revoked.map((r) => changed(orgId, r.id)));
+      return revoked.length;
     },
   };
 }

@@ -1,10 +1,25 @@
 // Projects. Deletion is soft: the row stays (history remains queryable) with deleted_at set.
+// Create, update and delete publish a `project` change.
 
 import { fromJsonText, isRecord } from '../util/json.ts';
 import { nowIso } from '../util/time.ts';
+import { type ChangePublisher, NO_CHANGES } from './changes.ts';
 import type { Db } from './db.ts';
 import { escapeLike, likeEscaped } from './like.ts';
 import type { ProjectsTable } from './schema.ts';
+
+export interface ProjectSettings {
+  /** Keep request and response bodies in the request log. */
+  log_bodies: boolean;
+  [key: string]: unknown;
+}
+
+export const DEFAULT_PROJECT_SETTINGS: ProjectSettings = { log_bodies: true };
+
+/** Stored settings with every unset field at its default. */
+export function withDefaultSettings(settings: Record<string, unknown>): ProjectSettings {
+  return { ...DEFAULT_PROJECT_SETTINGS, ...settings } as ProjectSettings;
+}
 
 export interface ProjectRecord {
   id: string;
@@ -66,7 +81,8 @@ function toRecord(r: ProjectsTable): ProjectRecord {
   };
 }
 
-export function createProjectStore(db: Db): ProjectStore {
+export function createProjectStore(db: Db, changes: ChangePublisher = NO_CHANGES): ProjectStore {
+  const changed = (orgId: string, id: string) => changes.publish({ topic: 'project', id, orgId });
   async function get(orgId: string, id: string): Promise<ProjectRecord | undefined> {
     const r = await db
       .selectFrom('projects')
@@ -92,6 +108,7 @@ export function createProjectStore(db: Db): ProjectStore {
         deleted_at: null,
       };
       await db.insertInto('projects').values(row).execute();
+      await changed(p.orgId, p.id);
       return toRecord(row);
     },
     get,
@@ -116,24 +133,26 @@ export function createProjectStore(db: Db): ProjectStore {
       if (patch.name !== undefined) set.name = patch.name;
       if (patch.description !== undefined) set.description = patch.description;
       if (patch.settings !== undefined) set.settings = JSON.stringify(patch.settings);
-      await db
+      const res = await db
         .updateTable('projects')
         .set(set)
         .where('org_id', '=', orgId)
         .where('id', '=', id)
         .where('deleted_at', 'is', null)
-        .execute();
+        .executeTakeFirst();
+      if (Number(res.numUpdatedRows) > 0) await changed(orgId, id);
       return get(orgId, id);
     },
     async softDelete(orgId, id) {
       const now = nowIso();
-      await db
+      const res = await db
         .updateTable('projects')
         .set({ deleted_at: now, updated_at: now })
         .where('org_id', '=', orgId)
         .where('id', '=', id)
         .where('deleted_at', 'is', null)
-        .execute();
+        .executeTakeFirst();
+      if (Number(res.numUpdatedRows) > 0) await changed(orgId, id);
       return get(orgId, id);
     },
     async changedSince(sinceIso) {

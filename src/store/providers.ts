@@ -1,7 +1,9 @@
 // Provider credentials. The key is stored only as ciphertext; decryption happens in the
-// credential cache, never here, so this store can be logged and tested without secrets.
+// credential mirror, never here, so this store can be logged and tested without secrets. Create,
+// update (rotation) and delete publish a `credential` change.
 
 import { nowIso } from '../util/time.ts';
+import { type ChangePublisher, NO_CHANGES } from './changes.ts';
 import type { Db } from './db.ts';
 import { createRoutingConfigStore } from './routing-configs.ts';
 import type { ProviderCredentialsTable } from './schema.ts';
@@ -65,7 +67,8 @@ function toRecord(r: ProviderCredentialsTable): ProviderRecord {
   };
 }
 
-export function createProviderStore(db: Db): ProviderStore {
+export function createProviderStore(db: Db, changes: ChangePublisher = NO_CHANGES): ProviderStore {
+  const changed = (orgId: string, id: string) => changes.publish({ topic: 'credential', id, orgId });
   async function get(orgId: string, id: string): Promise<ProviderRecord | undefined> {
     const r = await db
       .selectFrom('provider_credentials')
@@ -94,6 +97,7 @@ export function createProviderStore(db: Db): ProviderStore {
         deleted_at: null,
       };
       await db.insertInto('provider_credentials').values(row).execute();
+      await changed(p.orgId, p.id);
       return toRecord(row);
     },
     get,
@@ -113,24 +117,26 @@ export function createProviderStore(db: Db): ProviderStore {
       if (patch.baseUrl !== undefined) set.base_url = patch.baseUrl;
       if (patch.keyCiphertext !== undefined) set.key_ciphertext = patch.keyCiphertext;
       if (patch.verifiedAt !== undefined) set.verified_at = patch.verifiedAt;
-      await db
+      const res = await db
         .updateTable('provider_credentials')
         .set(set)
         .where('org_id', '=', orgId)
         .where('id', '=', id)
         .where('deleted_at', 'is', null)
-        .execute();
+        .executeTakeFirst();
+      if (Number(res.numUpdatedRows) > 0) await changed(orgId, id);
       return get(orgId, id);
     },
     async softDelete(orgId, id) {
       const now = nowIso();
-      await db
+      const res = await db
         .updateTable('provider_credentials')
         .set({ deleted_at: now, updated_at: now, status: 'deleted' })
         .where('org_id', '=', orgId)
         .where('id', '=', id)
         .where('deleted_at', 'is', null)
-        .execute();
+        .executeTakeFirst();
+      if (Number(res.numUpdatedRows) > 0) await changed(orgId, id);
       return get(orgId, id);
     },
     async changedSince(sinceIso) {

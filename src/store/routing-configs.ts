@@ -1,9 +1,11 @@
 // Routing configs and their versions. Every change writes a new version row and moves the config's
-// current pointer in one transaction; deletion is soft and frees the slug at once.
+// current pointer in one transaction; deletion is soft and frees the slug at once. Create, every new
+// version (update, restore) and delete publish a `routing_config` change after the commit.
 
 import { newId } from '../util/ids.ts';
 import { fromJsonText, isRecord } from '../util/json.ts';
 import { nowIso } from '../util/time.ts';
+import { type ChangePublisher, NO_CHANGES } from './changes.ts';
 import type { Db } from './db.ts';
 import type { RoutingConfigsTable, RoutingConfigTables, RoutingConfigVersionsTable } from './routing-configs-schema.ts';
 
@@ -132,8 +134,9 @@ function versionRow(configId: string, version: number, c: RoutingConfigContent, 
   } satisfies RoutingConfigVersionsTable;
 }
 
-export function createRoutingConfigStore(baseDb: Db): RoutingConfigStore {
+export function createRoutingConfigStore(baseDb: Db, changes: ChangePublisher = NO_CHANGES): RoutingConfigStore {
   const db = baseDb.withTables<RoutingConfigTables>();
+  const changed = (orgId: string, id: string) => changes.publish({ topic: 'routing_config', id, orgId });
   type Q = typeof db;
 
   const joined = (q: Q) =>
@@ -194,6 +197,7 @@ export function createRoutingConfigStore(baseDb: Db): RoutingConfigStore {
           .values(versionRow(id, 1, c, null))
           .execute();
       });
+      await changed(c.orgId, id);
       return (await get(c.orgId, id))!;
     },
     get: (orgId, id) => get(orgId, id),
@@ -213,33 +217,37 @@ export function createRoutingConfigStore(baseDb: Db): RoutingConfigStore {
       return rows.map(fromRow);
     },
     async addVersion(orgId, id, content, restoredFrom) {
-      const done = await db.transaction().execute(async (tx) => {
-        const cur = await tx
-          .selectFrom('routing_configs')
-          .select(['current_version'])
+      const written = await db.transaction().execute(async (tx) => {
+        // The first statement writes. On SQLite a transaction that reads first and writes later
+        // fails at once with SQLITE_BUSY(_SNAPSHOT) when another connection (the request-log worker,
+        // the CLI) commits in between, busy_timeout notwithstanding; writing first takes the lock
+        // under busy_timeout instead. On PostgreSQL it locks the config row, so two concurrent
+        // versions of one config queue up instead of computing the same next number.
+        const claimed = await tx
+          .updateTable('routing_configs')
+          .set({ updated_at: nowIso() })
           .where('org_id', '=', orgId)
           .where('id', '=', id)
           .where('deleted_at', 'is', null)
           .executeTakeFirst();
-        if (!cur) return false;
+        if (Number(claimed.numUpdatedRows) === 0) return undefined;
         const max = await tx
           .selectFrom('routing_config_versions')
           .select((eb) => eb.fn.max('version').as('m'))
           .where('config_id', '=', id)
           .executeTakeFirst();
-        const next = Number(max?.m ?? cur.current_version) + 1;
+        const next = Number(max?.m ?? 0) + 1;
         await tx
           .insertInto('routing_config_versions')
           .values(versionRow(id, next, content, restoredFrom ?? null))
           .execute();
-        await tx
-          .updateTable('routing_configs')
-          .set({ current_version: next, updated_at: nowIso() })
-          .where('id', '=', id)
-          .execute();
-        return true;
+        await tx.updateTable('routing_configs').set({ current_version: next }).where('id', '=', id).execute();
+        // Read inside the transaction: the version this call wrote, even when another one follows at once.
+        return get(orgId, id, tx);
       });
-      return done ? get(orgId, id) : undefined;
+      if (!written) return undefined;
+      await changed(orgId, id);
+      return written;
     },
     async softDelete(orgId, id) {
       const now = nowIso();
@@ -250,7 +258,9 @@ export function createRoutingConfigStore(baseDb: Db): RoutingConfigStore {
         .where('id', '=', id)
         .where('deleted_at', 'is', null)
         .executeTakeFirst();
-      return Number(res.numUpdatedRows) > 0 ? get(orgId, id) : undefined;
+      if (Number(res.numUpdatedRows) === 0) return undefined;
+      await changed(orgId, id);
+      return get(orgId, id);
     },
     async listVersions(orgId, id) {
       const c = await get(orgId, id);

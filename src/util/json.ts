@@ -1,17 +1,57 @@
-// JSON columns are stored as text on both dialects.
+// JSON helpers for every layer: narrowing parsed JSON that nobody vouches for (upstream answers, caller
+// bodies) without a cast at each read, and the JSON text columns of the store. The readers never
+// coerce: a string "1" is not a number, and a wrong type reads as absent.
+import type { JsonObject, JsonValue } from '../ir/types.ts';
+
+export type UnknownRecord = Record<string, unknown>;
+
+/** A plain JSON object (not null, not an array). */
+export function isRecord(v: unknown): v is UnknownRecord {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The object itself, or `{}` when `v` is not one, so nested reads need no checks. */
+export function asRecord(v: unknown): UnknownRecord {
+  return isRecord(v) ? v : {};
+}
+
+export function asArray(v: unknown): unknown[] {
+  return Array.isArray(v) ? v : [];
+}
+
+export function asString(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** Finite numbers only. */
+export function asNumber(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+}
+
+/** Values that came out of JSON.parse are JSON by construction; this only tells the compiler so. */
+export function asJson(v: unknown): JsonValue {
+  return v === undefined ? null : (v as JsonValue);
+}
+
+export function asJsonObject(v: unknown): JsonObject {
+  return isRecord(v) ? (v as JsonObject) : {};
+}
+
+export function tryParseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+/** JSON columns are stored as text on both dialects. */
 export function toJsonText(value: unknown): string | null {
   return value === undefined || value === null ? null : JSON.stringify(value);
 }
 
 export function fromJsonText(text: string | null | undefined): unknown {
   if (text === null || text === undefined || text === '') return null;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
-  }
-}
-
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
+  const parsed = tryParseJson(text);
+  return parsed.ok ? parsed.value : null;
 }

@@ -1,5 +1,5 @@
-// A periodic "what changed since" poll. Caches use it to see writes made by other processes (the
-// CLI, other instances) within one interval; writes made in-process update the caches directly.
+// A periodic "what changed since" poll: the safety net that lets mirrors see writes made by other
+// processes (the CLI, other instances) within one interval; in-process writes reach them through change events.
 import type { Logger } from 'pino';
 
 export interface Refresher {

@@ -2,7 +2,7 @@
 // cancellation, cascade acceptance checks.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { AttemptOutcome } from '../../src/pipeline/chat-attempt.ts';
+import type { AttemptOutcome } from '../../src/ir/outcome.ts';
 import { executePlan } from '../../src/routing/execute.ts';
 import type { Executor } from '../../src/routing/execute-types.ts';
 import { compileStrategy } from '../../src/routing/normalize.ts';

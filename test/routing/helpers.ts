@@ -1,7 +1,8 @@
 // Builders shared by the routing unit tests: request facts, plan contexts and scripted attempts.
+
+import type { AttemptOutcome } from '../../src/ir/outcome.ts';
 import type { ChatRequest } from '../../src/ir/types.ts';
 import { lookupModel } from '../../src/providers/catalog/index.ts';
-import type { AttemptOutcome } from '../../src/pipeline/chat-attempt.ts';
 import { HealthTracker } from '../../src/routing/health.ts';
 import type { PlanContext, RequestFacts } from '../../src/routing/types.ts';
 

@@ -134,17 +134,21 @@ describe('routing through the proxy', () => {
   it('x-svc-config-version follows the version life cycle', async () => {
     await create('ver', 'single', { model: 'openai/gpt-4o-mini' });
     const id = configs.ver;
-    await api(env, 'PATCH', `/manage/v1/routing-configs/${id}`, { config: { model: 'openai/gpt-4o' } });
+    const ok = (r: { status: number; json: unknown }) => assert.equal(r.status, 200, JSON.stringify(r.json));
+    ok(await api(env, 'PATCH', `/manage/v1/routing-configs/${id}`, { config: { model: 'openai/gpt-4o' } }));
     assert.equal((await alpha('@ver')).headers.get('x-svc-config-version'), '2');
-    await api(env, 'PATCH', `/manage/v1/routing-configs/${id}`, {
-      config: { model: 'anthropic/claude-3-5-haiku-latest' },
-    });
+    ok(
+      await api(env, 'PATCH', `/manage/v1/routing-configs/${id}`, {
+        config: { model: 'anthropic/claude-3-5-haiku-latest' },
+      }),
+    );
     const v3 = await alpha('@ver');
     assert.deepEqual(
       [v3.headers.get('x-svc-config-version'), v3.headers.get('x-svc-model-used')],
       ['3', 'claude-3-5-haiku-latest'],
     );
-    await api(env, 'POST', `/manage/v1/routing-configs/${id}/versions/1/restore`);
+    const restored = await api(env, 'POST', `/manage/v1/routing-configs/${id}/versions/1/restore`);
+    assert.ok(restored.status === 200 || restored.status === 201, JSON.stringify(restored.json));
     const v4 = await beta('@ver');
     assert.deepEqual(
       [v4.headers.get('x-svc-config-version'), v4.headers.get('x-svc-model-used')],

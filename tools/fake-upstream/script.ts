@@ -14,6 +14,8 @@ export interface Script {
   badjson: boolean;
   long: boolean;
   midstreamError: boolean;
+  /** Drop the connection after the first content delta, with no error record (a broken upstream). */
+  midstreamCut: boolean;
   /** Embedding length forced whatever was asked (`dims-<n>`). */
   dims?: number;
   /** Number of content deltas a stream is cut into (`chunks-<n>`, used by bench/). */
@@ -43,6 +45,7 @@ export function parseScript(model: string | undefined | null): Script {
     badjson: m.includes('badjson'),
     long: m.includes('long'),
     midstreamError: m.includes('midstream-error'),
+    midstreamCut: m.includes('midstream-cut'),
     dims: dims ? Number(dims[1]) : undefined,
     chunks: chunks ? Number(chunks[1]) : undefined,
   };

@@ -1,9 +1,8 @@
-// Narrowing readers for untrusted JSON bodies. Each takes the field path so that a failure says exactly
-// which field was wrong; they never coerce (a string "1" is not a number).
+// Validating readers for a caller's request body: each takes the field path and answers 400 naming
+// exactly which field was wrong. They never coerce (a string "1" is not a number). The plain narrowing
+// helpers (isRecord, asString, ...) are in util/json.ts.
+import { invalid } from '../../errors/gateway-error.ts';
 import { isRecord } from '../../util/json.ts';
-import { invalid } from './invalid.ts';
-
-export const isObject: (value: unknown) => value is Record<string, unknown> = isRecord;
 
 export function describe(value: unknown): string {
   if (value === null) return 'null';
@@ -12,7 +11,7 @@ export function describe(value: unknown): string {
 }
 
 export function expectObject(value: unknown, path: string): Record<string, unknown> {
-  if (!isObject(value)) invalid(path, `expected an object, got ${describe(value)}`);
+  if (!isRecord(value)) invalid(path, `expected an object, got ${describe(value)}`);
   return value;
 }
 

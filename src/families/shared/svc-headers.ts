@@ -1,5 +1,6 @@
 // The `X-Svc-*` request headers shared by both families (SPEC "Request headers").
 import type { IncomingHttpHeaders } from 'node:http';
+import { headerValue } from '../../util/http-headers.ts';
 
 export interface SvcHeaders {
   userId?: string;
@@ -16,10 +17,9 @@ export interface SvcHeaders {
   altBeta?: string;
 }
 
+/** An empty header counts as absent. */
 function one(h: IncomingHttpHeaders, name: string): string | undefined {
-  const v = h[name];
-  const s = Array.isArray(v) ? v[0] : v;
-  return s === undefined || s === '' ? undefined : s;
+  return headerValue(h, name) || undefined;
 }
 
 /** Parses `k=v,k2=v2`; pieces without `=` are ignored rather than rejected (headers are often hand-written). */

@@ -1,7 +1,8 @@
 // Service extensions carried in request bodies (`svc:*` keys, top level or under `extra_body`) plus the
 // caller's `metadata` map. They steer the gateway and never reach an upstream.
-import { invalid } from './invalid.ts';
-import { describe, isObject } from './json.ts';
+import { invalid } from '../../errors/gateway-error.ts';
+import { isRecord } from '../../util/json.ts';
+import { describe } from './json.ts';
 
 export interface SvcExtensions {
   tags: Record<string, string>;
@@ -17,7 +18,7 @@ export const SVC_PREFIX = 'svc:';
 function collectSvcEntries(body: Record<string, unknown>): Map<string, [string, unknown]> {
   const out = new Map<string, [string, unknown]>();
   const extra = body.extra_body;
-  if (isObject(extra)) {
+  if (isRecord(extra)) {
     for (const [key, value] of Object.entries(extra)) {
       if (key.startsWith(SVC_PREFIX)) out.set(key, [`extra_body.${key}`, value]);
     }
@@ -45,7 +46,7 @@ export function readSvcExtensions(body: Record<string, unknown>): SvcExtensions 
         svc.endUser = value;
         break;
       case 'svc:cache': {
-        if (!isObject(value)) invalid(path, `expected an object like {"skip": true}, got ${describe(value)}`);
+        if (!isRecord(value)) invalid(path, `expected an object like {"skip": true}, got ${describe(value)}`);
         const skip = value.skip;
         if (skip !== undefined && typeof skip !== 'boolean') invalid(`${path}.skip`, `expected a boolean`);
         if (skip !== undefined) svc.cacheSkip = skip;
@@ -58,14 +59,14 @@ export function readSvcExtensions(body: Record<string, unknown>): SvcExtensions 
     }
   }
   if (body.metadata !== undefined && body.metadata !== null) {
-    if (!isObject(body.metadata)) invalid('metadata', `expected an object, got ${describe(body.metadata)}`);
+    if (!isRecord(body.metadata)) invalid('metadata', `expected an object, got ${describe(body.metadata)}`);
     svc.metadata = { ...body.metadata };
   }
   return svc;
 }
 
 function readTags(value: unknown, path: string): Record<string, string> {
-  if (!isObject(value)) invalid(path, `expected an object of string values, got ${describe(value)}`);
+  if (!isRecord(value)) invalid(path, `expected an object of string values, got ${describe(value)}`);
   const tags: Record<string, string> = {};
   for (const [k, v] of Object.entries(value)) {
     if (typeof v !== 'string') invalid(`${path}.${k}`, `tag values must be strings, got ${describe(v)}`);
@@ -82,7 +83,7 @@ export function withoutExtensions(body: Record<string, unknown>): Record<string,
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(body)) {
     if (key.startsWith(SVC_PREFIX) || key === 'metadata') continue;
-    if (key === 'extra_body' && isObject(value)) {
+    if (key === 'extra_body' && isRecord(value)) {
       const rest = Object.fromEntries(Object.entries(value).filter(([k]) => !k.startsWith(SVC_PREFIX)));
       if (Object.keys(rest).length > 0) out[key] = rest;
       continue;

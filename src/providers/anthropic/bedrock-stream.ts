@@ -1,9 +1,9 @@
 // Bedrock invoke-with-response-stream: each `chunk` frame carries `{"bytes":"<base64>"}` holding one
 // Anthropic stream event, so the frames are unwrapped and fed to the Anthropic state machine.
 import type { StreamEvent } from '../../ir/types.ts';
-import { obj, str, tryParseJson } from '../openai-compatible/narrow.ts';
+import { asRecord, asString, tryParseJson } from '../../util/json.ts';
+import { bedrockStreamException } from '../bedrock/decode-error.ts';
 import type { StreamDecoder, UpstreamEvent } from '../types.ts';
-import { decodeBedrockStreamException } from './decode-error.ts';
 import {
   type AnthropicStreamState,
   anthropicStreamEnd,
@@ -15,11 +15,11 @@ export function bedrockAnthropicStep(s: AnthropicStreamState, ev: UpstreamEvent)
   if (s.done) return [];
   if (ev.messageType === 'exception' || (ev.event !== undefined && /exception$/i.test(ev.event))) {
     s.done = true;
-    return [{ type: 'error', error: decodeBedrockStreamException(ev.event, ev.data) }];
+    return [{ type: 'error', error: bedrockStreamException(ev.event, ev.data) }];
   }
   const parsed = tryParseJson(ev.data);
-  const frame = parsed.ok ? obj(parsed.value) : {};
-  const bytes = str(frame.bytes);
+  const frame = parsed.ok ? asRecord(parsed.value) : {};
+  const bytes = asString(frame.bytes);
   if (bytes === undefined) return [];
   const inner = Buffer.from(bytes, 'base64').toString('utf8');
   return anthropicStreamStep(s, { data: inner });

@@ -1,8 +1,8 @@
 // Bedrock InvokeModel with an Anthropic body: the model moves into the path, streaming is chosen by
 // the endpoint, the API version and betas move into the body (wire-formats.md 6.6).
 import type { JsonObject } from '../../ir/types.ts';
+import { isRecord, tryParseJson } from '../../util/json.ts';
 import { bedrockBaseUrl, signAws } from '../bedrock/sigv4.ts';
-import { isObj, tryParseJson } from '../openai-compatible/narrow.ts';
 import type { Credential, HttpRequestSpec } from '../types.ts';
 
 export const BEDROCK_ANTHROPIC_VERSION = 'bedrock-2023-05-31';
@@ -33,7 +33,7 @@ export function toBedrockBody(body: JsonObject, headers: Record<string, string>)
 /** Pass-through: the caller's JSON text gets the same edits (parsed once, re-serialized). */
 export function toBedrockBodyText(bodyText: string, headers: Record<string, string>): string {
   const parsed = tryParseJson(bodyText);
-  if (!parsed.ok || !isObj(parsed.value)) return bodyText;
+  if (!parsed.ok || !isRecord(parsed.value)) return bodyText;
   return JSON.stringify(toBedrockBody(parsed.value as JsonObject, headers));
 }
 

@@ -1,6 +1,6 @@
 // IR blocks, tools and tool choice -> Messages API JSON.
 import type { Block, CacheControl, JsonObject, Message, TextBlock, Tool, ToolChoice } from '../../ir/types.ts';
-import { isObj, tryParseJson } from '../openai-compatible/narrow.ts';
+import { isRecord, tryParseJson } from '../../util/json.ts';
 
 export function cacheControl(c: CacheControl | undefined): JsonObject | undefined {
   if (!c) return undefined;
@@ -26,10 +26,10 @@ export function encodeText(b: TextBlock): JsonObject {
 
 /** Tool input must be an object here; a raw-string input (unparsable upstream arguments) is retried as JSON. */
 function toolInput(input: unknown): JsonObject {
-  if (isObj(input)) return input as JsonObject;
+  if (isRecord(input)) return input as JsonObject;
   if (typeof input === 'string') {
     const parsed = tryParseJson(input);
-    if (parsed.ok && isObj(parsed.value)) return parsed.value as JsonObject;
+    if (parsed.ok && isRecord(parsed.value)) return parsed.value as JsonObject;
   }
   return {};
 }

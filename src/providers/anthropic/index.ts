@@ -1,10 +1,10 @@
 // The Anthropic Messages wire, spoken to Anthropic itself and to Bedrock InvokeModel.
 import type { ChatRequest } from '../../ir/types.ts';
-import { baseUrlOr } from '../openai-compatible/narrow.ts';
+import { baseUrlOr } from '../shared/base-url.ts';
 import type { ChatAdapter, Credential, HttpRequestSpec, Target } from '../types.ts';
 import { bedrockInvokeSpec, lowerKeys, toBedrockBody, toBedrockBodyText, VERIFY_MODEL, verifyBody } from './bedrock.ts';
 import { newBedrockAnthropicStreamDecoder } from './bedrock-stream.ts';
-import { decodeAnthropicError, decodeBedrockError } from './decode-error.ts';
+import { decodeAnthropicError, decodeBedrockAnthropicError } from './decode-error.ts';
 import { fromAnthropicResponse } from './decode-response.ts';
 import { toAnthropicBody } from './encode-request.ts';
 import { newAnthropicStreamDecoder } from './stream-decoder.ts';
@@ -64,6 +64,6 @@ export const bedrockAnthropicAdapter: ChatAdapter = {
   },
   decodeChatResponse: (body) => fromAnthropicResponse(body),
   newStreamDecoder: () => newBedrockAnthropicStreamDecoder(),
-  decodeError: decodeBedrockError,
+  decodeError: decodeBedrockAnthropicError,
   verifyKeyRequest: (credential) => bedrockInvokeSpec(credential, VERIFY_MODEL, false, {}, verifyBody()),
 };

@@ -1,7 +1,7 @@
 // Anthropic stream events -> IR stream events, as a state machine over an explicit state object.
 // Upstream block indexes are remapped because skipped block types (server tools) leave gaps.
 import type { StreamEvent } from '../../ir/types.ts';
-import { isObj, num, obj, str, tryParseJson } from '../openai-compatible/narrow.ts';
+import { asNumber, asRecord, asString, isRecord, tryParseJson } from '../../util/json.ts';
 import type { StreamDecoder, UpstreamEvent } from '../types.ts';
 import { decodeAnthropicStreamError } from './decode-error.ts';
 import { mapStopReason } from './map-stop-reason.ts';
@@ -42,24 +42,24 @@ export function newAnthropicStreamState(): AnthropicStreamState {
 export function anthropicStreamStep(s: AnthropicStreamState, ev: UpstreamEvent): StreamEvent[] {
   if (s.done) return [];
   const parsed = tryParseJson(ev.data);
-  const data = parsed.ok ? obj(parsed.value) : {};
-  const type = str(data.type) ?? ev.event;
+  const data = parsed.ok ? asRecord(parsed.value) : {};
+  const type = asString(data.type) ?? ev.event;
   switch (type) {
     case 'error':
       s.done = true;
       return [{ type: 'error', error: decodeAnthropicStreamError(data, ev.data) }];
     case 'message_start':
-      return s.started ? [] : startFrom(s, obj(data.message));
+      return s.started ? [] : startFrom(s, asRecord(data.message));
     case 'content_block_start':
-      return [...ensureStarted(s), ...blockStart(s, num(data.index) ?? -1, obj(data.content_block))];
+      return [...ensureStarted(s), ...blockStart(s, asNumber(data.index) ?? -1, asRecord(data.content_block))];
     case 'content_block_delta':
-      return blockDelta(s, num(data.index) ?? -1, obj(data.delta));
+      return blockDelta(s, asNumber(data.index) ?? -1, asRecord(data.delta));
     case 'content_block_stop':
-      return s.open && s.blocks.get(num(data.index) ?? -1) === s.open ? closeOpen(s) : [];
+      return s.open && s.blocks.get(asNumber(data.index) ?? -1) === s.open ? closeOpen(s) : [];
     case 'message_delta': {
-      const delta = obj(data.delta);
-      s.stopReason = str(delta.stop_reason) ?? s.stopReason;
-      s.stopSequence = str(delta.stop_sequence) ?? s.stopSequence;
+      const delta = asRecord(data.delta);
+      s.stopReason = asString(delta.stop_reason) ?? s.stopReason;
+      s.stopSequence = asString(delta.stop_sequence) ?? s.stopSequence;
       const usage = mapPartialUsage(data.usage);
       return [...ensureStarted(s), ...(Object.keys(usage).length > 0 ? [{ type: 'usage' as const, usage }] : [])];
     }
@@ -77,7 +77,7 @@ export function anthropicStreamEnd(s: AnthropicStreamState): StreamEvent[] {
 
 function startFrom(s: AnthropicStreamState, message: Record<string, unknown>): StreamEvent[] {
   s.started = true;
-  const start: StreamEvent = { type: 'start', id: str(message.id) ?? '', model: str(message.model) ?? '' };
+  const start: StreamEvent = { type: 'start', id: asString(message.id) ?? '', model: asString(message.model) ?? '' };
   const usage = mapPartialUsage(message.usage);
   if (Object.keys(usage).length > 0) start.usage = usage;
   return [start];
@@ -100,23 +100,23 @@ function blockStart(s: AnthropicStreamState, upstreamIndex: number, cb: Record<s
   const index = block.index;
   if (kind === 'text') {
     out.push({ type: 'block_start', index, block: { type: 'text' } });
-    const text = str(cb.text);
+    const text = asString(cb.text);
     if (text) out.push({ type: 'text_delta', index, text });
   } else if (kind === 'thinking') {
     out.push({ type: 'block_start', index, block: { type: 'thinking' } });
-    const text = str(cb.thinking);
+    const text = asString(cb.thinking);
     if (text) out.push({ type: 'thinking_delta', index, text });
-    const signature = str(cb.signature);
+    const signature = asString(cb.signature);
     if (signature) out.push({ type: 'signature_delta', index, signature });
   } else if (kind === 'redacted_thinking') {
-    out.push({ type: 'block_start', index, block: { type: 'redacted_thinking', data: str(cb.data) ?? '' } });
+    out.push({ type: 'block_start', index, block: { type: 'redacted_thinking', data: asString(cb.data) ?? '' } });
   } else {
     out.push({
       type: 'block_start',
       index,
-      block: { type: 'tool_use', id: str(cb.id) ?? '', name: str(cb.name) ?? '' },
+      block: { type: 'tool_use', id: asString(cb.id) ?? '', name: asString(cb.name) ?? '' },
     });
-    if (isObj(cb.input) && Object.keys(cb.input).length > 0) block.startInput = JSON.stringify(cb.input);
+    if (isRecord(cb.input) && Object.keys(cb.input).length > 0) block.startInput = JSON.stringify(cb.input);
   }
   return out;
 }
@@ -128,19 +128,19 @@ function blockDelta(s: AnthropicStreamState, upstreamIndex: number, delta: Recor
   const index = block.index;
   switch (delta.type) {
     case 'text_delta': {
-      const text = str(delta.text);
+      const text = asString(delta.text);
       return text ? [{ type: 'text_delta', index, text }] : [];
     }
     case 'thinking_delta': {
-      const text = str(delta.thinking);
+      const text = asString(delta.thinking);
       return text ? [{ type: 'thinking_delta', index, text }] : [];
     }
     case 'signature_delta': {
-      const signature = str(delta.signature);
+      const signature = asString(delta.signature);
       return signature ? [{ type: 'signature_delta', index, signature }] : [];
     }
     case 'input_json_delta': {
-      const partialJson = str(delta.partial_json);
+      const partialJson = asString(delta.partial_json);
       if (!partialJson) return [];
       block.sentArgs = true;
       return [{ type: 'tool_args_delta', index, partialJson }];

@@ -2,12 +2,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import type { Target } from '../types.ts';
-import {
-  bedrockConverseAdapter,
-  bedrockEmbeddingAdapter,
-  decodeEmbeddingResponses,
-  embeddingRequests,
-} from './index.ts';
+import { bedrockConverseAdapter, bedrockEmbeddingAdapter } from './index.ts';
+
+const { embeddingRequests, decodeEmbeddingResponses } = bedrockEmbeddingAdapter;
 
 const fixture = (name: string): unknown =>
   JSON.parse(readFileSync(new URL(`./__fixtures__/${name}`, import.meta.url), 'utf8'));
@@ -64,8 +61,10 @@ describe('bedrockConverseAdapter.decodeError', () => {
     [403, 'AccessDeniedException', 'permission', false],
     [403, 'UnrecognizedClientException', 'authentication', false],
     [403, 'InvalidSignatureException', 'authentication', false],
-    [429, 'ModelNotReadyException', 'server', true],
-    [503, 'ServiceUnavailableException', 'server', true],
+    [429, 'ModelNotReadyException', 'overloaded', true],
+    [503, 'ServiceUnavailableException', 'overloaded', true],
+    [409, 'ConflictException', 'invalid_request', true],
+    [424, 'ModelErrorException', 'server', false],
     [500, 'InternalServerException', 'server', true],
     [408, 'ModelTimeoutException', 'timeout', true],
     [404, 'ResourceNotFoundException', 'not_found', false],
@@ -122,9 +121,11 @@ describe('bedrock embeddings', () => {
       target('amazon.titan-embed-text-v1'),
     );
     assert.deepEqual(JSON.parse(String(v1[0].body)), { inputText: 'a' });
-    await assert.rejects(bedrockEmbeddingAdapter.embeddingRequest({ model: t.model, input: ['a', 'b'] }, t));
-    const single = await bedrockEmbeddingAdapter.embeddingRequest({ model: t.model, input: ['a'] }, t);
-    assert.deepEqual(JSON.parse(String(single.body)), { inputText: 'a', normalize: true });
+    const single = await embeddingRequests({ model: t.model, input: ['a'] }, t);
+    assert.deepEqual(
+      single.map((s) => JSON.parse(String(s.body))),
+      [{ inputText: 'a', normalize: true }],
+    );
   });
 
   it('decodes and joins Titan answers with their token counts', () => {
@@ -153,11 +154,7 @@ describe('bedrock embeddings', () => {
       texts: ['t96', 't97', 't98', 't99'],
       input_type: 'search_document',
     });
-    const v3 = bedrockEmbeddingAdapter.decodeEmbeddingResponse(
-      fixture('cohere-v3.json'),
-      { model: 'm', input: ['a', 'b'] },
-      t,
-    );
+    const v3 = decodeEmbeddingResponses([fixture('cohere-v3.json')], { model: 'm', input: ['a', 'b'] }, t);
     assert.deepEqual(v3.vectors, [
       [0.1, 0.2],
       [0.3, 0.4],
@@ -171,11 +168,7 @@ describe('bedrock embeddings', () => {
       embedding_types: ['float'],
       output_dimension: 512,
     });
-    const v4 = bedrockEmbeddingAdapter.decodeEmbeddingResponse(
-      fixture('cohere-v4.json'),
-      { model: 'm', input: ['c'] },
-      v4t,
-    );
+    const v4 = decodeEmbeddingResponses([fixture('cohere-v4.json')], { model: 'm', input: ['c'] }, v4t);
     assert.deepEqual(v4.vectors, [[0.5, 0.6]]);
   });
 

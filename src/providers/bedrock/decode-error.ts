@@ -1,59 +1,37 @@
 // Bedrock errors: body `{message}` (sometimes `{Message}`), the exception name in the
-// `x-amzn-ErrorType` header (`Name:http://internal.amazon.com/...`), or as the `:exception-type` of
-// a stream frame (camelCase there).
+// `x-amzn-ErrorType` header (`Name:http://internal.amazon.com/...`) or the body's `__type`
+// (`com.amazon.coral...#Name`), or as the `:exception-type` of an event-stream frame (camelCase there).
+// Both Bedrock wires (Converse here, InvokeModel with Anthropic bodies in ../anthropic) read this table.
+import { type ErrorKind, upstreamErrorInfo } from '../../errors/upstream.ts';
 import type { UpstreamErrorInfo } from '../../ir/types.ts';
-import { rec, str } from './narrow.ts';
+import { type HttpHeaders, headerValue } from '../../util/http-headers.ts';
+import { asRecord, asString, tryParseJson } from '../../util/json.ts';
 
-type Kind = UpstreamErrorInfo['kind'];
-type Headers = Record<string, string | string[] | undefined>;
-
-interface Known {
-  status: number;
-  kind: Kind;
-  retryable: boolean;
-}
-
-const EXCEPTIONS: Record<string, Known> = {
-  validationexception: { status: 400, kind: 'invalid_request', retryable: false },
-  servicequotaexceededexception: { status: 400, kind: 'rate_limit', retryable: false },
-  accessdeniedexception: { status: 403, kind: 'permission', retryable: false },
-  unrecognizedclientexception: { status: 403, kind: 'authentication', retryable: false },
-  invalidsignatureexception: { status: 403, kind: 'authentication', retryable: false },
-  expiredtokenexception: { status: 403, kind: 'authentication', retryable: false },
-  incompletesignatureexception: { status: 403, kind: 'authentication', retryable: false },
-  missingauthenticationtokenexception: { status: 403, kind: 'authentication', retryable: false },
-  resourcenotfoundexception: { status: 404, kind: 'not_found', retryable: false },
-  modeltimeoutexception: { status: 408, kind: 'timeout', retryable: true },
-  conflictexception: { status: 409, kind: 'invalid_request', retryable: true },
-  modelerrorexception: { status: 424, kind: 'server', retryable: false },
-  modelstreamerrorexception: { status: 424, kind: 'server', retryable: false },
-  throttlingexception: { status: 429, kind: 'rate_limit', retryable: true },
-  modelnotreadyexception: { status: 429, kind: 'server', retryable: true },
-  internalserverexception: { status: 500, kind: 'server', retryable: true },
-  serviceunavailableexception: { status: 503, kind: 'server', retryable: true },
+/**
+ * Bedrock Runtime exceptions (API reference, "Errors" of Converse, ConverseStream, InvokeModel and
+ * InvokeModelWithResponseStream, plus the common AWS auth errors), keyed by lower-cased name. The status
+ * is the one AWS documents, used when a stream frame carries the name without an HTTP status.
+ */
+const EXCEPTIONS: Record<string, { kind: ErrorKind; status: number }> = {
+  validationexception: { kind: 'invalid_request', status: 400 },
+  servicequotaexceededexception: { kind: 'rate_limit', status: 400 },
+  accessdeniedexception: { kind: 'permission', status: 403 },
+  unrecognizedclientexception: { kind: 'authentication', status: 403 },
+  invalidsignatureexception: { kind: 'authentication', status: 403 },
+  expiredtokenexception: { kind: 'authentication', status: 403 },
+  incompletesignatureexception: { kind: 'authentication', status: 403 },
+  missingauthenticationtokenexception: { kind: 'authentication', status: 403 },
+  resourcenotfoundexception: { kind: 'not_found', status: 404 },
+  modeltimeoutexception: { kind: 'timeout', status: 408 },
+  conflictexception: { kind: 'invalid_request', status: 409 },
+  modelerrorexception: { kind: 'server', status: 424 },
+  modelstreamerrorexception: { kind: 'server', status: 424 },
+  throttlingexception: { kind: 'rate_limit', status: 429 },
+  // "Not ready to serve inference requests", retried by the AWS SDK: a capacity condition.
+  modelnotreadyexception: { kind: 'overloaded', status: 429 },
+  internalserverexception: { kind: 'server', status: 500 },
+  serviceunavailableexception: { kind: 'overloaded', status: 503 },
 };
-
-function kindFromHttp(status: number): Kind {
-  if (status === 401) return 'authentication';
-  if (status === 403) return 'permission';
-  if (status === 404) return 'not_found';
-  if (status === 408 || status === 504) return 'timeout';
-  if (status === 429) return 'rate_limit';
-  if (status === 529) return 'overloaded';
-  if (status >= 500) return 'server';
-  return 'invalid_request';
-}
-
-export function isRetryableStatus(status: number): boolean {
-  return status === 408 || status === 409 || status === 429 || status >= 500;
-}
-
-function header(headers: Headers, name: string): string | undefined {
-  for (const [key, value] of Object.entries(headers)) {
-    if (key.toLowerCase() === name) return Array.isArray(value) ? value[0] : value;
-  }
-  return undefined;
-}
 
 /** `Name:http://...` or `com.amazon.coral...#Name` -> `Name`. */
 export function exceptionName(raw: string | undefined): string | undefined {
@@ -62,35 +40,30 @@ export function exceptionName(raw: string | undefined): string | undefined {
   return name || undefined;
 }
 
-function parseBody(bodyText: string): { message?: string; type?: string } {
-  try {
-    const body = rec(JSON.parse(bodyText));
-    return { message: str(body.message) ?? str(body.Message), type: str(body.__type) };
-  } catch {
-    return {};
-  }
+function known(name: string | undefined): { kind: ErrorKind; status: number } | undefined {
+  return name ? EXCEPTIONS[name.toLowerCase()] : undefined;
 }
 
-export function decodeBedrockError(status: number, bodyText: string, headers: Headers): UpstreamErrorInfo {
-  const body = parseBody(bodyText);
-  const name = exceptionName(header(headers, 'x-amzn-errortype')) ?? exceptionName(body.type);
-  const known = name ? EXCEPTIONS[name.toLowerCase()] : undefined;
-  const info: UpstreamErrorInfo = {
-    status,
-    kind: known?.kind ?? kindFromHttp(status),
-    message: body.message || bodyText.slice(0, 500) || name || `upstream returned ${status}`,
+/** An AWS-shaped error answer (any Bedrock Runtime operation). */
+export function decodeBedrockError(status: number, bodyText: string, headers: HttpHeaders): UpstreamErrorInfo {
+  const parsed = tryParseJson(bodyText);
+  const body = asRecord(parsed.ok ? parsed.value : undefined);
+  const name = exceptionName(headerValue(headers, 'x-amzn-errortype')) ?? exceptionName(asString(body.__type));
+  const message = asString(body.message) ?? asString(body.Message);
+  return upstreamErrorInfo(status, bodyText, headers, {
+    // A JSON or empty body without a message says no more than the exception name.
+    message: message ?? (parsed.ok || bodyText.trim() === '' ? name : undefined),
     code: name ?? null,
-    retryable: isRetryableStatus(status) || (known?.retryable ?? false),
-    raw: bodyText,
-  };
-  const retryMs = Number(header(headers, 'retry-after-ms'));
-  const retryAfter = Number.isFinite(retryMs) && retryMs > 0 ? String(retryMs / 1000) : header(headers, 'retry-after');
-  if (retryAfter !== undefined) info.retryAfter = retryAfter;
-  return info;
+    kind: known(name)?.kind,
+  });
 }
 
-/** An exception frame inside an event stream: no HTTP status of its own, so it comes from the name. */
-export function decodeBedrockStreamException(name: string, bodyText: string): UpstreamErrorInfo {
-  const status = EXCEPTIONS[name.toLowerCase()]?.status ?? 500;
-  return decodeBedrockError(status, bodyText, { 'x-amzn-errortype': name });
+/**
+ * An exception frame inside an event stream (`:message-type: exception`, the name in
+ * `:exception-type`, e.g. `throttlingException`, the payload `{"message": ...}`). The HTTP status was
+ * 200, so the status comes from the name; an unknown name is a 500.
+ */
+export function bedrockStreamException(eventName: string | undefined, data: string): UpstreamErrorInfo {
+  const headers: HttpHeaders = eventName ? { 'x-amzn-errortype': eventName } : {};
+  return decodeBedrockError(known(eventName)?.status ?? 500, data, headers);
 }

@@ -1,27 +1,33 @@
 // Converse response -> IR ChatResponse. Converse returns no message id; the gateway makes one.
 import type { Block, ChatResponse, JsonValue } from '../../ir/types.ts';
+import { asArray, asRecord, asString, isRecord, type UnknownRecord } from '../../util/json.ts';
+import { randomId } from '../shared/ids.ts';
 import { mapConverseStopReason } from './map-stop-reason.ts';
 import { mapConverseUsage } from './map-usage.ts';
-import { arr, isRec, newMessageId, type Rec, rec, str } from './narrow.ts';
 
-function toBlock(block: Rec): Block | undefined {
+/** Converse ids come from upstream; this prefix is for gateway-made response ids. */
+export function newMessageId(): string {
+  return randomId('msg_bdrk_');
+}
+
+function toBlock(block: UnknownRecord): Block | undefined {
   if (typeof block.text === 'string') return block.text ? { type: 'text', text: block.text } : undefined;
-  if (isRec(block.toolUse)) {
+  if (isRecord(block.toolUse)) {
     const use = block.toolUse;
     return {
       type: 'tool_use',
-      id: str(use.toolUseId) ?? '',
-      name: str(use.name) ?? '',
+      id: asString(use.toolUseId) ?? '',
+      name: asString(use.name) ?? '',
       input: (use.input ?? {}) as JsonValue,
     };
   }
-  if (isRec(block.reasoningContent)) {
+  if (isRecord(block.reasoningContent)) {
     const reasoning = block.reasoningContent;
     if (typeof reasoning.redactedContent === 'string')
       return { type: 'redacted_thinking', data: reasoning.redactedContent };
-    const text = rec(reasoning.reasoningText);
-    const thinking: Block = { type: 'thinking', thinking: str(text.text) ?? '' };
-    const signature = str(text.signature);
+    const text = asRecord(reasoning.reasoningText);
+    const thinking: Block = { type: 'thinking', thinking: asString(text.text) ?? '' };
+    const signature = asString(text.signature);
     if (signature) thinking.signature = signature;
     return thinking;
   }
@@ -29,10 +35,10 @@ function toBlock(block: Rec): Block | undefined {
 }
 
 export function fromConverseResponse(body: unknown, model: string): ChatResponse {
-  const response = rec(body);
-  const blocks = arr(rec(rec(response.output).message).content).filter(isRec);
+  const response = asRecord(body);
+  const blocks = asArray(asRecord(asRecord(response.output).message).content).filter(isRecord);
   const content = blocks.map(toBlock).filter((b): b is Block => b !== undefined);
-  const raw = str(response.stopReason);
+  const raw = asString(response.stopReason);
   const result: ChatResponse = {
     id: newMessageId(),
     model,

@@ -1,7 +1,8 @@
 // Bedrock embeddings over InvokeModel: the model id decides the native body. Titan embeds one text
 // per call, Cohere up to 96 per call, so a request fans out into several InvokeModel calls.
 import type { EmbeddingRequest, EmbeddingResponse, JsonObject } from '../../ir/types.ts';
-import { arr, num, rec } from './narrow.ts';
+import { asArray, asNumber, asRecord } from '../../util/json.ts';
+import { estimateEmbeddingTokens } from '../shared/estimate-tokens.ts';
 
 export type EmbeddingFamily = 'titan-v1' | 'titan-v2' | 'cohere-v3' | 'cohere-v4';
 
@@ -56,25 +57,21 @@ export function embeddingBodies(req: EmbeddingRequest, model: string): JsonObjec
 }
 
 function floats(v: unknown): number[] {
-  return arr(v).map((x) => num(x) ?? 0);
+  return asArray(v).map((x) => asNumber(x) ?? 0);
 }
 
 /** Vectors and token count of one InvokeModel answer (Titan: one vector; Cohere: a batch). */
 function decodeOne(body: unknown, family: EmbeddingFamily): { vectors: number[][]; tokens?: number } {
-  const b = rec(body);
+  const b = asRecord(body);
   if (family === 'titan-v1' || family === 'titan-v2') {
-    return { vectors: [floats(b.embedding)], tokens: num(b.inputTextTokenCount) };
+    return { vectors: [floats(b.embedding)], tokens: asNumber(b.inputTextTokenCount) };
   }
   // `embeddings` is a plain list of vectors, or `{float: [...]}` when embedding types were requested.
-  const list = Array.isArray(b.embeddings) ? b.embeddings : rec(b.embeddings).float;
-  return { vectors: arr(list).map(floats) };
+  const list = Array.isArray(b.embeddings) ? b.embeddings : asRecord(b.embeddings).float;
+  return { vectors: asArray(list).map(floats) };
 }
 
-/** Cohere reports no token count in the body; a chars/4 estimate keeps budgets meaningful. */
-function estimateTokens(texts: string[]): number {
-  return texts.reduce((sum, t) => sum + Math.ceil(t.length / 4), 0);
-}
-
+/** Titan answers carry a token count; Cohere reports none, so its usage is estimated. */
 export function decodeEmbeddingBodies(bodies: unknown[], req: EmbeddingRequest, model: string): EmbeddingResponse {
   const family = embeddingFamily(model);
   const vectors: number[][] = [];
@@ -86,5 +83,9 @@ export function decodeEmbeddingBodies(bodies: unknown[], req: EmbeddingRequest, 
     if (one.tokens === undefined) counted = false;
     else tokens += one.tokens;
   }
-  return { model, vectors, usage: { input: counted && bodies.length > 0 ? tokens : estimateTokens(req.input) } };
+  return {
+    model,
+    vectors,
+    usage: { input: counted && bodies.length > 0 ? tokens : estimateEmbeddingTokens(req.input) },
+  };
 }

@@ -1,17 +1,13 @@
 // IR conversation -> Converse `messages`. Converse wants strictly alternating roles, bytes (never
 // URLs) for images, and cannot take blank text blocks.
 import type { Block, JsonObject, JsonValue, Message, ToolResultBlock } from '../../ir/types.ts';
+import { toolInputObject } from '../shared/tool-input.ts';
 import { imageFormat, supportsCachePoint, supportsToolResultStatus } from './models.ts';
 
 const CACHE_POINT: JsonObject = { cachePoint: { type: 'default' } };
 
 export interface EncodeContext {
   model: string;
-}
-
-/** Tool input must be a JSON object; arguments an upstream left unparsed are wrapped, not lost. */
-function asObject(input: JsonValue): JsonObject {
-  return typeof input === 'object' && input !== null && !Array.isArray(input) ? input : { value: input };
 }
 
 function toolResult(block: ToolResultBlock, ctx: EncodeContext): JsonObject {
@@ -37,7 +33,7 @@ function encodeBlock(block: Block, ctx: EncodeContext): JsonObject | undefined {
       return format ? { image: { format, source: { bytes: block.source.data } } } : undefined;
     }
     case 'tool_use':
-      return { toolUse: { toolUseId: block.id, name: block.name, input: asObject(block.input) } };
+      return { toolUse: { toolUseId: block.id, name: block.name, input: toolInputObject(block.input) } };
     case 'tool_result':
       return toolResult(block, ctx);
     case 'thinking': {

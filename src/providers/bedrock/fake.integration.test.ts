@@ -6,7 +6,7 @@ import { type FakeUpstream, startFakeUpstream } from '../../../tools/fake-upstre
 import type { ChatRequest, StreamEvent } from '../../ir/types.ts';
 import { sendUpstream, upstreamEvents } from '../http.ts';
 import type { Target } from '../types.ts';
-import { bedrockConverseAdapter, decodeEmbeddingResponses, embeddingRequests } from './index.ts';
+import { bedrockConverseAdapter, bedrockEmbeddingAdapter } from './index.ts';
 
 let fake: FakeUpstream;
 let ready = false;
@@ -123,13 +123,13 @@ describe('bedrock converse adapter x fake upstream', () => {
       const tg = target(model);
       const req = { model, input: ['a', 'bb'], dimensions: dims };
       const bodies: unknown[] = [];
-      for (const spec of await embeddingRequests(req, tg)) {
+      for (const spec of await bedrockEmbeddingAdapter.embeddingRequests(req, tg)) {
         const res = await sendUpstream(spec);
         const text = await res.body.text();
         assert.equal(res.status, 200, text);
         bodies.push(JSON.parse(text));
       }
-      const decoded = decodeEmbeddingResponses(bodies, req, tg);
+      const decoded = bedrockEmbeddingAdapter.decodeEmbeddingResponses(bodies, req, tg);
       assert.deepEqual(
         decoded.vectors.map((v) => v.length),
         [size, size],

@@ -1,13 +1,15 @@
 // AWS Bedrock Runtime: the Converse / ConverseStream chat adapter (every non-Anthropic model; Claude
 // goes through InvokeModel in ../anthropic) and embeddings over InvokeModel. Requests are SigV4-signed.
-import type { EmbeddingRequest, EmbeddingResponse } from '../../ir/types.ts';
 import type { ChatAdapter, Credential, EmbeddingAdapter, HttpRequestSpec, Target } from '../types.ts';
 import { decodeBedrockError } from './decode-error.ts';
 import { fromConverseResponse } from './decode-response.ts';
-import { bedrockSupportsDimensions, decodeEmbeddingBodies, embeddingBodies, embeddingFamily } from './embeddings.ts';
+import { bedrockSupportsDimensions, decodeEmbeddingBodies, embeddingBodies } from './embeddings.ts';
 import { toConverseBody } from './encode-request.ts';
 import { bedrockBaseUrl, parseAwsKey, signAws } from './sigv4.ts';
 import { newConverseStreamDecoder } from './stream-decoder.ts';
+
+/** For callers that relay Bedrock event streams themselves (same-family pass-through). */
+export { bedrockStreamException } from './decode-error.ts';
 
 function modelUrl(credential: Credential, model: string, operation: string): string {
   return `${bedrockBaseUrl(credential)}/model/${encodeURIComponent(model)}/${operation}`;
@@ -80,34 +82,20 @@ export const bedrockConverseAdapter: ChatAdapter = {
   },
 };
 
-/** One signed InvokeModel spec per upstream call: one per input for Titan, batches of 96 for Cohere. */
-export async function embeddingRequests(req: EmbeddingRequest, target: Target): Promise<HttpRequestSpec[]> {
-  const url = modelUrl(target.credential, target.model, 'invoke');
-  return await Promise.all(
-    embeddingBodies(req, target.model).map((body) => signedPost(url, JSON.stringify(body), target, 'application/json')),
-  );
-}
-
-/** Joins the answers of `embeddingRequests` (same order) into one response. */
-export function decodeEmbeddingResponses(bodies: unknown[], req: EmbeddingRequest, target: Target): EmbeddingResponse {
-  return decodeEmbeddingBodies(bodies, req, target.model);
-}
-
 export const bedrockEmbeddingAdapter: EmbeddingAdapter = {
   supportsDimensions: bedrockSupportsDimensions,
 
-  /** Single-call form; Titan takes one text per call, so multi-input Titan requests need `embeddingRequests`. */
-  async embeddingRequest(req, target) {
-    const family = embeddingFamily(target.model);
-    if (family.startsWith('titan') && req.input.length !== 1) {
-      throw new Error('Titan embeds one text per call: use embeddingRequests() to fan out');
-    }
-    const specs = await embeddingRequests(req, target);
-    if (specs.length !== 1) throw new Error('too many inputs for one call: use embeddingRequests()');
-    return specs[0];
+  /** One signed InvokeModel spec per upstream call: one per input for Titan, batches of 96 for Cohere. */
+  async embeddingRequests(req, target) {
+    const url = modelUrl(target.credential, target.model, 'invoke');
+    return await Promise.all(
+      embeddingBodies(req, target.model).map((body) =>
+        signedPost(url, JSON.stringify(body), target, 'application/json'),
+      ),
+    );
   },
 
-  decodeEmbeddingResponse(body, req, target) {
-    return decodeEmbeddingBodies([body], req, target.model);
+  decodeEmbeddingResponses(bodies, req, target) {
+    return decodeEmbeddingBodies(bodies, req, target.model);
   },
 };

@@ -1,6 +1,7 @@
 // AWS request signing for Bedrock runtime calls. Credentials are stored as one opaque string
 // (`AKID::SECRET::REGION[::SESSION_TOKEN]`) or a Bedrock API key sent as a Bearer token.
 import type { SignatureV4 as Signer } from '@smithy/signature-v4';
+import { baseUrlOr } from '../shared/base-url.ts';
 import type { Credential, HttpRequestSpec } from '../types.ts';
 
 export interface AwsKeyPair {
@@ -32,7 +33,7 @@ function regionOf(parsed: ParsedAwsKey): string {
 }
 
 export function bedrockBaseUrl(credential: Credential): string {
-  if (credential.baseUrl) return credential.baseUrl.replace(/\/+$/, '');
+  if (credential.baseUrl) return baseUrlOr(credential.baseUrl, '');
   return `https://bedrock-runtime.${regionOf(parseAwsKey(credential.apiKey))}.amazonaws.com`;
 }
 

@@ -2,11 +2,13 @@
 // -> IR events, as a pure state machine. Usage (`metadata`) arrives after `messageStop`, so the stop
 // is held until then (or until the stream ends) to keep usage ahead of stop.
 import type { StopReason, StreamEvent } from '../../ir/types.ts';
+import { asNumber, asRecord, asString, isRecord, type UnknownRecord } from '../../util/json.ts';
+import { randomId } from '../shared/ids.ts';
 import type { StreamDecoder, UpstreamEvent } from '../types.ts';
-import { decodeBedrockStreamException } from './decode-error.ts';
+import { bedrockStreamException } from './decode-error.ts';
+import { newMessageId } from './decode-response.ts';
 import { mapConverseStopReason } from './map-stop-reason.ts';
 import { mapConverseUsage } from './map-usage.ts';
-import { isRec, newMessageId, num, type Rec, randomId, rec, str } from './narrow.ts';
 
 type OpenKind = 'text' | 'thinking' | 'tool';
 
@@ -62,21 +64,21 @@ function openBlock(
   return index;
 }
 
-function onDelta(state: ConverseStreamState, payload: Rec, out: StreamEvent[]): void {
-  const upstream = num(payload.contentBlockIndex) ?? 0;
-  const delta = rec(payload.delta);
+function onDelta(state: ConverseStreamState, payload: UnknownRecord, out: StreamEvent[]): void {
+  const upstream = asNumber(payload.contentBlockIndex) ?? 0;
+  const delta = asRecord(payload.delta);
   if (typeof delta.text === 'string') {
     const index = openBlock(state, 'text', upstream, out);
     if (delta.text) out.push({ type: 'text_delta', index, text: delta.text });
-  } else if (isRec(delta.toolUse)) {
+  } else if (isRecord(delta.toolUse)) {
     // Normally announced by contentBlockStart; without it the call still needs an id.
     const index = openBlock(state, 'tool', upstream, out, { id: randomId('tooluse_'), name: '' });
-    const fragment = str(delta.toolUse.input);
+    const fragment = asString(delta.toolUse.input);
     if (fragment && state.open) {
       state.open.argsSent = true;
       out.push({ type: 'tool_args_delta', index, partialJson: fragment });
     }
-  } else if (isRec(delta.reasoningContent)) {
+  } else if (isRecord(delta.reasoningContent)) {
     const reasoning = delta.reasoningContent;
     if (typeof reasoning.redactedContent === 'string') {
       closeOpen(state, out);
@@ -86,8 +88,8 @@ function onDelta(state: ConverseStreamState, payload: Rec, out: StreamEvent[]): 
       return;
     }
     const index = openBlock(state, 'thinking', upstream, out);
-    const text = str(reasoning.text);
-    const signature = str(reasoning.signature);
+    const text = asString(reasoning.text);
+    const signature = asString(reasoning.signature);
     if (text) out.push({ type: 'thinking_delta', index, text });
     if (signature) out.push({ type: 'signature_delta', index, signature });
   }
@@ -104,25 +106,28 @@ export function stepConverseStream(state: ConverseStreamState, event: UpstreamEv
   const name = event.event ?? '';
   if (event.messageType === 'exception' || event.messageType === 'error' || /exception$/i.test(name)) {
     state.failed = true;
-    return [{ type: 'error', error: decodeBedrockStreamException(name || 'InternalServerException', event.data) }];
+    return [{ type: 'error', error: bedrockStreamException(name || 'InternalServerException', event.data) }];
   }
-  let payload: Rec;
+  let payload: UnknownRecord;
   try {
-    payload = rec(JSON.parse(event.data || '{}'));
+    payload = asRecord(JSON.parse(event.data || '{}'));
   } catch {
     state.failed = true;
-    return [{ type: 'error', error: decodeBedrockStreamException('InternalServerException', event.data) }];
+    return [{ type: 'error', error: bedrockStreamException('InternalServerException', event.data) }];
   }
   const out: StreamEvent[] = [];
   ensureStart(state, model, out);
   if (state.stopped && name !== 'metadata') return out;
   switch (name) {
     case 'contentBlockStart': {
-      const toolUse = rec(rec(payload.start).toolUse);
-      const id = str(toolUse.toolUseId);
+      const toolUse = asRecord(asRecord(payload.start).toolUse);
+      const id = asString(toolUse.toolUseId);
       if (id !== undefined) {
         closeOpen(state, out);
-        openBlock(state, 'tool', num(payload.contentBlockIndex) ?? 0, out, { id, name: str(toolUse.name) ?? '' });
+        openBlock(state, 'tool', asNumber(payload.contentBlockIndex) ?? 0, out, {
+          id,
+          name: asString(toolUse.name) ?? '',
+        });
       }
       break;
     }
@@ -130,11 +135,11 @@ export function stepConverseStream(state: ConverseStreamState, event: UpstreamEv
       onDelta(state, payload, out);
       break;
     case 'contentBlockStop':
-      if (state.open?.upstream === (num(payload.contentBlockIndex) ?? 0)) closeOpen(state, out);
+      if (state.open?.upstream === (asNumber(payload.contentBlockIndex) ?? 0)) closeOpen(state, out);
       break;
     case 'messageStop': {
       closeOpen(state, out);
-      const raw = str(payload.stopReason);
+      const raw = asString(payload.stopReason);
       state.heldStop = { stopReason: mapConverseStopReason(raw) };
       if (raw) state.heldStop.rawStopReason = raw;
       break;

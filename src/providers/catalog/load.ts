@@ -1,38 +1,33 @@
 // Reads and checks the per-vendor price files once, at module load. A malformed file is a build
 // mistake, so it fails loudly here instead of turning into silent zero costs on the hot path.
 import { readFileSync } from 'node:fs';
+import { isRecord, type UnknownRecord } from '../../util/json.ts';
 import { VENDORS, type VendorId } from '../types.ts';
 import type { LongContextPrice, ModelInfo, ModelPrice, VendorCatalog } from './types.ts';
-
-type Obj = Record<string, unknown>;
-
-function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function fail(where: string, msg: string): never {
   throw new Error(`price catalog ${where}: ${msg}`);
 }
 
-function num(o: Obj, key: string, where: string): number {
+function num(o: UnknownRecord, key: string, where: string): number {
   const v = o[key];
   if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) fail(where, `${key} must be a non-negative number`);
   return v;
 }
 
-function bool(o: Obj, key: string, where: string): boolean {
+function bool(o: UnknownRecord, key: string, where: string): boolean {
   const v = o[key];
   if (typeof v !== 'boolean') fail(where, `${key} must be a boolean`);
   return v;
 }
 
-function str(o: Obj, key: string, where: string): string {
+function str(o: UnknownRecord, key: string, where: string): string {
   const v = o[key];
   if (typeof v !== 'string' || v.length === 0) fail(where, `${key} must be a non-empty string`);
   return v;
 }
 
-function price(o: Obj, where: string): ModelPrice {
+function price(o: UnknownRecord, where: string): ModelPrice {
   return {
     input: num(o, 'input', where),
     output: num(o, 'output', where),
@@ -43,7 +38,7 @@ function price(o: Obj, where: string): ModelPrice {
 
 function longContext(v: unknown, where: string): LongContextPrice | undefined {
   if (v === undefined) return undefined;
-  if (!isObj(v)) fail(where, 'long_context must be an object');
+  if (!isRecord(v)) fail(where, 'long_context must be an object');
   return { ...price(v, `${where}.long_context`), threshold: num(v, 'threshold', `${where}.long_context`) };
 }
 
@@ -57,7 +52,7 @@ function dimensionList(v: unknown, where: string): number[] | undefined {
 
 export function parseModel(vendor: VendorId, id: string, raw: unknown): ModelInfo {
   const where = `${vendor}/${id}`;
-  if (!isObj(raw)) fail(where, 'model entry must be an object');
+  if (!isRecord(raw)) fail(where, 'model entry must be an object');
   const kind = raw.kind ?? 'chat';
   if (kind !== 'chat' && kind !== 'embedding') fail(where, 'kind must be "chat" or "embedding"');
   const info: ModelInfo = {
@@ -86,10 +81,10 @@ export function parseModel(vendor: VendorId, id: string, raw: unknown): ModelInf
 }
 
 export function parseVendorFile(vendor: VendorId, raw: unknown): VendorCatalog {
-  if (!isObj(raw)) fail(vendor, 'file must hold an object');
+  if (!isRecord(raw)) fail(vendor, 'file must hold an object');
   if (raw.vendor !== vendor) fail(vendor, `file names vendor ${String(raw.vendor)}`);
   const models = raw.models;
-  if (!isObj(models)) fail(vendor, 'models must be an object keyed by model id');
+  if (!isRecord(models)) fail(vendor, 'models must be an object keyed by model id');
   return {
     vendor,
     source: str(raw, 'source', vendor),

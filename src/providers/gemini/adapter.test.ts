@@ -41,10 +41,11 @@ describe('geminiAdapter embeddings', () => {
     assert.equal(geminiAdapter.supportsDimensions('gemini-embedding-001'), true);
     assert.equal(geminiAdapter.supportsDimensions('text-embedding-004'), true);
     assert.equal(geminiAdapter.supportsDimensions('embedding-001'), false);
-    const spec = await geminiAdapter.embeddingRequest(
+    const [spec, ...more] = await geminiAdapter.embeddingRequests(
       { model: 'gemini-embedding-001', input: ['a', 'b'], dimensions: 768 },
       target({ model: 'gemini-embedding-001' }),
     );
+    assert.equal(more.length, 0, 'one batchEmbedContents call for every input');
     assert.equal(spec.url, 'http://127.0.0.1:9/google/v1beta/models/gemini-embedding-001:batchEmbedContents');
     assert.deepEqual(JSON.parse(String(spec.body)), {
       requests: [
@@ -52,7 +53,7 @@ describe('geminiAdapter embeddings', () => {
         { model: 'models/gemini-embedding-001', content: { parts: [{ text: 'b' }] }, outputDimensionality: 768 },
       ],
     });
-    const fixed = await geminiAdapter.embeddingRequest(
+    const [fixed] = await geminiAdapter.embeddingRequests(
       { model: 'embedding-001', input: ['a'], dimensions: 3 },
       target({ model: 'embedding-001' }),
     );
@@ -63,8 +64,8 @@ describe('geminiAdapter embeddings', () => {
 
   it('decodes vectors in order', () => {
     const body = JSON.parse(readFileSync(new URL('./__fixtures__/batch-embed.json', import.meta.url), 'utf8'));
-    const res = geminiAdapter.decodeEmbeddingResponse(
-      body,
+    const res = geminiAdapter.decodeEmbeddingResponses(
+      [body],
       { model: 'gemini-embedding-001', input: ['abcd', 'efgh1'] },
       target({ model: 'gemini-embedding-001' }),
     );
@@ -119,7 +120,8 @@ describe('geminiAdapter.decodeError', () => {
 
   it('survives non-JSON and array-wrapped bodies', () => {
     const html = geminiAdapter.decodeError(502, '<html>bad gateway</html>', {});
-    assert.deepEqual([html.kind, html.retryable, html.message], ['server', true, '<html>bad gateway</html>']);
+    // An HTML error page is kept in `raw` but is no message for the caller.
+    assert.deepEqual([html.kind, html.retryable, html.message], ['server', true, 'upstream returned HTTP 502']);
     const wrapped = geminiAdapter.decodeError(404, `[${body(404, 'NOT_FOUND')}]`, {});
     assert.deepEqual([wrapped.kind, wrapped.message], ['not_found', 'm-NOT_FOUND']);
   });

@@ -1,7 +1,8 @@
 // Gemini embeddings via `:batchEmbedContents`, which serves one or many inputs in one call (the
 // official SDK sends single embeds there too).
 import type { EmbeddingRequest, EmbeddingResponse, JsonObject } from '../../ir/types.ts';
-import { arr, num, rec } from './narrow.ts';
+import { asArray, asNumber, asRecord } from '../../util/json.ts';
+import { estimateEmbeddingTokens } from '../shared/estimate-tokens.ts';
 
 export function geminiSupportsDimensions(model: string): boolean {
   const id = stripModelsPrefix(model);
@@ -24,12 +25,10 @@ export function toGeminiEmbeddingBody(req: EmbeddingRequest, model: string): Jso
   };
 }
 
-/** Gemini returns no token counts for embeddings; a chars/4 estimate keeps budgets meaningful. */
-export function estimateTokens(texts: string[]): number {
-  return texts.reduce((sum, t) => sum + Math.ceil(t.length / 4), 0);
-}
-
+/** Gemini returns no token counts for embeddings. */
 export function fromGeminiEmbeddingResponse(body: unknown, req: EmbeddingRequest, model: string): EmbeddingResponse {
-  const vectors = arr(rec(body).embeddings).map((e) => arr(rec(e).values).map((v) => num(v) ?? 0));
-  return { model: stripModelsPrefix(model), vectors, usage: { input: estimateTokens(req.input) } };
+  const vectors = asArray(asRecord(body).embeddings).map((e) =>
+    asArray(asRecord(e).values).map((v) => asNumber(v) ?? 0),
+  );
+  return { model: stripModelsPrefix(model), vectors, usage: { input: estimateEmbeddingTokens(req.input) } };
 }

@@ -1,6 +1,7 @@
 // IR conversation -> Gemini `contents`. Gemini only knows `user` and `model` turns; tool results
 // travel as `functionResponse` parts in a user turn and need the function's name, not its id.
-import type { Block, ImageSource, JsonObject, JsonValue, Message } from '../../ir/types.ts';
+import type { Block, ImageSource, JsonObject, Message } from '../../ir/types.ts';
+import { toolInputObject } from '../shared/tool-input.ts';
 
 /** Documented escape hatch for function calls whose thought signature is unknown (gemini-3 requires one). */
 const SKIP_SIGNATURE = 'skip_thought_signature_validator';
@@ -32,10 +33,6 @@ function toolNames(messages: Message[]): Map<string, string> {
   const names = new Map<string, string>();
   for (const m of messages) for (const b of m.content) if (b.type === 'tool_use') names.set(b.id, b.name);
   return names;
-}
-
-function asArgs(input: JsonValue): JsonObject {
-  return typeof input === 'object' && input !== null && !Array.isArray(input) ? input : { value: input };
 }
 
 interface TurnState {
@@ -72,7 +69,7 @@ function encodeBlock(block: Block, state: TurnState, names: Map<string, string>,
     case 'redacted_thinking':
       return;
     case 'tool_use': {
-      const part: JsonObject = { functionCall: { name: block.name, args: asArgs(block.input) } };
+      const part: JsonObject = { functionCall: { name: block.name, args: toolInputObject(block.input) } };
       pushPart(state, part);
       if (gemini3 && part.thoughtSignature === undefined) part.thoughtSignature = SKIP_SIGNATURE;
       return;

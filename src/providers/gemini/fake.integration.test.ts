@@ -168,10 +168,11 @@ describe('gemini adapter x fake upstream', () => {
     assert.equal(verify.status, 200, await verify.body.text());
     const t = target('gemini-embedding-001');
     const req = { model: t.model, input: ['a', 'bb'], dimensions: 64 };
-    const res = await sendUpstream(await geminiAdapter.embeddingRequest(req, t));
+    const [spec] = await geminiAdapter.embeddingRequests(req, t);
+    const res = await sendUpstream(spec);
     const text = await res.body.text();
     assert.equal(res.status, 200, text);
-    const decoded = geminiAdapter.decodeEmbeddingResponse(JSON.parse(text), req, t);
+    const decoded = geminiAdapter.decodeEmbeddingResponses([JSON.parse(text)], req, t);
     assert.deepEqual(
       decoded.vectors.map((v) => v.length),
       [64, 64],

@@ -1,5 +1,7 @@
 // Google Gemini (Generative Language API) adapter: chat over generateContent / streamGenerateContent
 // (SSE) and embeddings over batchEmbedContents, authenticated with `x-goog-api-key`.
+
+import { baseUrlOr } from '../shared/base-url.ts';
 import type { ChatAdapter, Credential, EmbeddingAdapter, HttpRequestSpec, Target } from '../types.ts';
 import { decodeGeminiError } from './decode-error.ts';
 import { fromGeminiResponse } from './decode-response.ts';
@@ -15,7 +17,7 @@ import { newGeminiStreamDecoder } from './stream-decoder.ts';
 export const GEMINI_DEFAULT_BASE = 'https://generativelanguage.googleapis.com';
 
 export function geminiBaseUrl(credential: Credential): string {
-  return (credential.baseUrl || GEMINI_DEFAULT_BASE).replace(/\/+$/, '');
+  return baseUrlOr(credential.baseUrl, GEMINI_DEFAULT_BASE);
 }
 
 function modelUrl(target: Target, method: string): string {
@@ -73,12 +75,13 @@ export const geminiAdapter: ChatAdapter & EmbeddingAdapter = {
 
   supportsDimensions: geminiSupportsDimensions,
 
-  async embeddingRequest(req, target) {
+  // batchEmbedContents takes every input in one call.
+  async embeddingRequests(req, target) {
     const body = JSON.stringify(toGeminiEmbeddingBody(req, target.model));
-    return post(modelUrl(target, 'batchEmbedContents'), target, body);
+    return [post(modelUrl(target, 'batchEmbedContents'), target, body)];
   },
 
-  decodeEmbeddingResponse(body, req, target) {
+  decodeEmbeddingResponses([body], req, target) {
     return fromGeminiEmbeddingResponse(body, req, target.model);
   },
 };

@@ -2,6 +2,7 @@
 // Schema keywords (`additionalProperties`, `$schema`, `$ref`, ...), so caller schemas are rewritten
 // into that subset: refs inlined, nullable unions folded, const -> enum, unsupported keys dropped.
 import type { JsonObject, JsonValue } from '../../ir/types.ts';
+import { isRecord } from '../../util/json.ts';
 
 const TYPES = new Set(['string', 'number', 'integer', 'boolean', 'array', 'object']);
 const STRING_FORMATS = new Set(['date-time', 'enum']);
@@ -24,26 +25,22 @@ const COPIED_KEYS = [
 /** Self-referencing schemas would inline forever; past this depth they become plain objects. */
 const MAX_DEPTH = 12;
 
-function isObj(v: JsonValue | undefined): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function resolveRef(ref: string, root: JsonObject): JsonValue | undefined {
   if (!ref.startsWith('#/')) return undefined;
   let node: JsonValue | undefined = root;
   for (const raw of ref.slice(2).split('/')) {
     const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    node = isObj(node) ? node[key] : undefined;
+    node = isRecord(node) ? node[key] : undefined;
   }
   return node;
 }
 
 function convert(schema: JsonValue | undefined, root: JsonObject, depth: number): JsonObject {
-  if (!isObj(schema) || depth > MAX_DEPTH) return { type: 'OBJECT' };
+  if (!isRecord(schema) || depth > MAX_DEPTH) return { type: 'OBJECT' };
   if (typeof schema.$ref === 'string') {
     const target = resolveRef(schema.$ref, root);
     const { $ref: _ignored, ...siblings } = schema;
-    return convert(isObj(target) ? { ...target, ...siblings } : siblings, root, depth + 1);
+    return convert(isRecord(target) ? { ...target, ...siblings } : siblings, root, depth + 1);
   }
   const out: JsonObject = {};
   let nullable = schema.nullable === true;
@@ -61,7 +58,7 @@ function convert(schema: JsonValue | undefined, root: JsonObject, depth: number)
   }
   const alternatives = [schema.anyOf, schema.oneOf].find(Array.isArray);
   if (alternatives) {
-    const branches = alternatives.filter((b) => !(isObj(b) && b.type === 'null'));
+    const branches = alternatives.filter((b) => !(isRecord(b) && b.type === 'null'));
     if (branches.length < alternatives.length) nullable = true;
     if (branches.length === 1) Object.assign(out, convert(branches[0], root, depth + 1));
     else if (branches.length > 1) out.anyOf = branches.map((b) => convert(b, root, depth + 1));
@@ -80,7 +77,7 @@ function convert(schema: JsonValue | undefined, root: JsonObject, depth: number)
     out.enum = enumValues;
     out.type ??= 'STRING';
   }
-  if (isObj(schema.properties)) {
+  if (isRecord(schema.properties)) {
     const props: JsonObject = {};
     for (const [name, sub] of Object.entries(schema.properties)) props[name] = convert(sub, root, depth + 1);
     out.properties = props;
@@ -99,7 +96,7 @@ function convert(schema: JsonValue | undefined, root: JsonObject, depth: number)
 
 function mergeInto(target: JsonObject, part: JsonObject): void {
   for (const [key, value] of Object.entries(part)) {
-    if (key === 'properties' && isObj(value) && isObj(target.properties)) {
+    if (key === 'properties' && isRecord(value) && isRecord(target.properties)) {
       target.properties = { ...target.properties, ...value };
     } else if (key === 'required' && Array.isArray(value) && Array.isArray(target.required)) {
       target.required = [...new Set([...target.required, ...value])];
@@ -117,5 +114,5 @@ export function toGeminiSchema(schema: JsonObject): JsonObject {
 /** Gemini rejects OBJECT parameters with no properties; such tools are declared without parameters. */
 export function hasProperties(schema: JsonObject): boolean {
   const props = schema.properties;
-  return isObj(props) && Object.keys(props).length > 0;
+  return isRecord(props) && Object.keys(props).length > 0;
 }

@@ -1,12 +1,13 @@
 // Gemini SSE (`alt=sse`: one GenerateContentResponse per `data:` record, no sentinel) -> IR events,
 // as a pure state machine over an explicit state object.
 import type { StreamEvent, Usage } from '../../ir/types.ts';
+import { asJsonObject, asRecord, asString, isRecord, type UnknownRecord } from '../../util/json.ts';
+import { newToolCallId, randomId } from '../shared/ids.ts';
 import type { StreamDecoder, UpstreamEvent } from '../types.ts';
 import { decodeGeminiError } from './decode-error.ts';
-import { asJsonObject, blockReasonOf, candidateParts, finishReasonOf } from './decode-response.ts';
+import { blockReasonOf, candidateParts, finishReasonOf } from './decode-response.ts';
 import { mapGeminiFinishReason } from './map-finish-reason.ts';
 import { mapGeminiUsage } from './map-usage.ts';
-import { isRec, newToolCallId, type Rec, randomId, rec, str } from './narrow.ts';
 
 export interface GeminiStreamState {
   started: boolean;
@@ -39,9 +40,9 @@ function openTextLike(state: GeminiStreamState, kind: 'text' | 'thinking', out: 
   return index;
 }
 
-function onPart(state: GeminiStreamState, part: Rec, out: StreamEvent[], newId: () => string): void {
-  const text = str(part.text);
-  const signature = str(part.thoughtSignature);
+function onPart(state: GeminiStreamState, part: UnknownRecord, out: StreamEvent[], newId: () => string): void {
+  const text = asString(part.text);
+  const signature = asString(part.thoughtSignature);
   if (part.thought === true) {
     const index = openTextLike(state, 'thinking', out);
     if (text) out.push({ type: 'thinking_delta', index, text });
@@ -51,7 +52,7 @@ function onPart(state: GeminiStreamState, part: Rec, out: StreamEvent[], newId: 
     }
     return;
   }
-  if (isRec(part.functionCall)) {
+  if (isRecord(part.functionCall)) {
     const call = part.functionCall;
     closeOpen(state, out);
     if (signature) {
@@ -61,8 +62,8 @@ function onPart(state: GeminiStreamState, part: Rec, out: StreamEvent[], newId: 
       out.push({ type: 'block_stop', index });
     }
     const index = state.nextIndex++;
-    const id = str(call.id) || newId();
-    out.push({ type: 'block_start', index, block: { type: 'tool_use', id, name: str(call.name) ?? '' } });
+    const id = asString(call.id) || newId();
+    out.push({ type: 'block_start', index, block: { type: 'tool_use', id, name: asString(call.name) ?? '' } });
     out.push({ type: 'tool_args_delta', index, partialJson: JSON.stringify(asJsonObject(call.args)) });
     out.push({ type: 'block_stop', index });
     state.sawFunctionCall = true;
@@ -86,17 +87,21 @@ export function stepGeminiStream(
   newId: () => string = newToolCallId,
 ): StreamEvent[] {
   if (state.failed || !event.data.trim()) return [];
-  let chunk: Rec;
+  let chunk: UnknownRecord;
   try {
-    chunk = rec(JSON.parse(event.data));
+    chunk = asRecord(JSON.parse(event.data));
   } catch {
     return streamError(state, 502, event.data);
   }
-  if (isRec(chunk.error)) return streamError(state, Number(chunk.error.code) || 500, event.data);
+  if (isRecord(chunk.error)) return streamError(state, Number(chunk.error.code) || 500, event.data);
   const out: StreamEvent[] = [];
   if (!state.started) {
     state.started = true;
-    out.push({ type: 'start', id: str(chunk.responseId) ?? randomId('gen_'), model: str(chunk.modelVersion) ?? model });
+    out.push({
+      type: 'start',
+      id: asString(chunk.responseId) ?? randomId('gen_'),
+      model: asString(chunk.modelVersion) ?? model,
+    });
   }
   if (!state.stopped) for (const part of candidateParts(chunk)) onPart(state, part, out, newId);
   if (chunk.usageMetadata !== undefined) {

@@ -1,34 +1,34 @@
 // Chat completions response -> IR. Only the first choice is read (the gateway never asks for n > 1).
 import type { Block, ChatResponse } from '../../ir/types.ts';
+import { asArray, asRecord, asString } from '../../util/json.ts';
 import { mapFinishReason } from './map-finish-reason.ts';
 import { mapUsage } from './map-usage.ts';
-import { arr, obj, str } from './narrow.ts';
 import { parseToolArguments } from './tool-args.ts';
 
 export function fromOpenAIChatResponse(body: unknown): ChatResponse {
-  const b = obj(body);
-  const choice = obj(arr(b.choices)[0]);
-  const msg = obj(choice.message);
+  const b = asRecord(body);
+  const choice = asRecord(asArray(b.choices)[0]);
+  const msg = asRecord(choice.message);
   const content: Block[] = [];
   // Non-standard reasoning fields (DeepSeek-style hosts on together/fireworks).
-  const reasoning = str(msg.reasoning_content) ?? str(msg.reasoning);
+  const reasoning = asString(msg.reasoning_content) ?? asString(msg.reasoning);
   if (reasoning) content.push({ type: 'thinking', thinking: reasoning });
-  const text = messageText(msg.content) ?? str(msg.refusal);
+  const text = messageText(msg.content) ?? asString(msg.refusal);
   if (text) content.push({ type: 'text', text });
-  for (const raw of arr(msg.tool_calls)) {
-    const call = obj(raw);
-    const fn = obj(call.function);
+  for (const raw of asArray(msg.tool_calls)) {
+    const call = asRecord(raw);
+    const fn = asRecord(call.function);
     content.push({
       type: 'tool_use',
-      id: str(call.id) ?? '',
-      name: str(fn.name) ?? '',
-      input: parseToolArguments(str(fn.arguments)),
+      id: asString(call.id) ?? '',
+      name: asString(fn.name) ?? '',
+      input: parseToolArguments(asString(fn.arguments)),
     });
   }
-  const rawStop = str(choice.finish_reason);
+  const rawStop = asString(choice.finish_reason);
   const res: ChatResponse = {
-    id: str(b.id) ?? '',
-    model: str(b.model) ?? '',
+    id: asString(b.id) ?? '',
+    model: asString(b.model) ?? '',
     content,
     stopReason: mapFinishReason(
       rawStop,
@@ -45,6 +45,6 @@ export function fromOpenAIChatResponse(body: unknown): ChatResponse {
 function messageText(content: unknown): string | undefined {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return undefined;
-  const texts = content.map((p) => str(obj(p).text)).filter((t): t is string => t !== undefined);
+  const texts = content.map((p) => asString(asRecord(p).text)).filter((t): t is string => t !== undefined);
   return texts.length > 0 ? texts.join('') : undefined;
 }

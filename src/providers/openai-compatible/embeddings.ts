@@ -1,6 +1,6 @@
 // Embeddings on the OpenAI wire: always ask for floats so no host needs base64 support.
 import type { EmbeddingRequest, EmbeddingResponse, JsonObject } from '../../ir/types.ts';
-import { arr, num, obj, str } from './narrow.ts';
+import { asArray, asNumber, asRecord, asString } from '../../util/json.ts';
 
 export type OpenAIVendor = 'openai' | 'azure-openai' | 'together' | 'fireworks';
 
@@ -21,14 +21,17 @@ export function toEmbeddingBody(vendor: OpenAIVendor, req: EmbeddingRequest): Js
 }
 
 export function fromEmbeddingResponse(body: unknown, req: EmbeddingRequest): EmbeddingResponse {
-  const b = obj(body);
-  const rows = arr(b.data).map((d, pos) => ({ index: num(obj(d).index) ?? pos, vector: vectorOf(obj(d).embedding) }));
+  const b = asRecord(body);
+  const rows = asArray(b.data).map((d, pos) => ({
+    index: asNumber(asRecord(d).index) ?? pos,
+    vector: vectorOf(asRecord(d).embedding),
+  }));
   rows.sort((x, y) => x.index - y.index);
-  const usage = obj(b.usage);
+  const usage = asRecord(b.usage);
   return {
-    model: str(b.model) ?? req.model,
+    model: asString(b.model) ?? req.model,
     vectors: rows.map((r) => r.vector),
-    usage: { input: num(usage.prompt_tokens) ?? num(usage.total_tokens) ?? 0 },
+    usage: { input: asNumber(usage.prompt_tokens) ?? asNumber(usage.total_tokens) ?? 0 },
   };
 }
 

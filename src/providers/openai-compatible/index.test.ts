@@ -52,7 +52,7 @@ test('azure: deployment URL, api-key header, base URL required, trailing slash s
   );
   assert.equal(spec.headers['api-key'], 'az');
   assert.equal(spec.headers.authorization, undefined);
-  const emb = await a.embeddingRequest({ model: 'e', input: ['x'] }, { ...target, model: 'emb' });
+  const [emb] = await a.embeddingRequests({ model: 'e', input: ['x'] }, { ...target, model: 'emb' });
   assert.equal(emb.url, 'https://res.openai.azure.com/openai/deployments/emb/embeddings?api-version=2024-10-21');
   const verify = await a.verifyKeyRequest(target.credential);
   assert.equal(verify.url, 'https://res.openai.azure.com/openai/models?api-version=2024-10-21');
@@ -86,7 +86,9 @@ test('embeddings: floats requested, dimensions only where supported, vectors ord
   assert.equal(openai.supportsDimensions('text-embedding-ada-002'), false);
   assert.equal(openaiCompatibleAdapter('together').supportsDimensions('text-embedding-3-small'), false);
   const target: Target = { vendor: 'openai', model: 'text-embedding-3-small', credential: { apiKey: 'k' } };
-  const spec = await openai.embeddingRequest({ model: 'x', input: ['a', 'b'], dimensions: 3, user: 'u' }, target);
+  const specs = await openai.embeddingRequests({ model: 'x', input: ['a', 'b'], dimensions: 3, user: 'u' }, target);
+  assert.equal(specs.length, 1);
+  const [spec] = specs;
   assert.equal(spec.url, 'https://api.openai.com/v1/embeddings');
   assert.deepEqual(JSON.parse(String(spec.body)), {
     model: 'text-embedding-3-small',
@@ -95,10 +97,13 @@ test('embeddings: floats requested, dimensions only where supported, vectors ord
     dimensions: 3,
     user: 'u',
   });
-  const ada = await openai.embeddingRequest({ model: 'x', input: ['a'], dimensions: 3 }, { ...target, model: 'ada' });
+  const [ada] = await openai.embeddingRequests(
+    { model: 'x', input: ['a'], dimensions: 3 },
+    { ...target, model: 'ada' },
+  );
   assert.equal(JSON.parse(String(ada.body)).dimensions, undefined);
-  const res = openai.decodeEmbeddingResponse(
-    fixtureJson(dir, 'embeddings.json'),
+  const res = openai.decodeEmbeddingResponses(
+    [fixtureJson(dir, 'embeddings.json')],
     { model: 'x', input: ['a', 'b'] },
     target,
   );
@@ -115,8 +120,8 @@ test('embeddings: floats requested, dimensions only where supported, vectors ord
 test('embeddings: a base64 answer is decoded as float32 little-endian', () => {
   const floats = new Float32Array([0.5, -2]);
   const b64 = Buffer.from(floats.buffer).toString('base64');
-  const res = openaiCompatibleAdapter('openai').decodeEmbeddingResponse(
-    { data: [{ index: 0, embedding: b64 }], usage: { prompt_tokens: 1 } },
+  const res = openaiCompatibleAdapter('openai').decodeEmbeddingResponses(
+    [{ data: [{ index: 0, embedding: b64 }], usage: { prompt_tokens: 1 } }],
     { model: 'm', input: ['a'] },
     { vendor: 'openai', model: 'm', credential: { apiKey: 'k' } },
   );

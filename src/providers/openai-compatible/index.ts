@@ -55,15 +55,18 @@ function build(vendor: OpenAIVendor): ChatAdapter & EmbeddingAdapter {
       return { method: 'GET', url: modelsUrl(vendor, credential), headers: authHeaders(vendor, credential) };
     },
     supportsDimensions: (model: string) => supportsDimensions(vendor, model),
-    async embeddingRequest(req: EmbeddingRequest, target: Target): Promise<HttpRequestSpec> {
-      return {
-        method: 'POST',
-        url: operationUrl(vendor, target.credential, 'embeddings', target.model),
-        headers: headersFor(vendor, target, false),
-        body: JSON.stringify(toEmbeddingBody(vendor, { ...req, model: target.model })),
-      };
+    async embeddingRequests(req: EmbeddingRequest, target: Target): Promise<HttpRequestSpec[]> {
+      return [
+        {
+          method: 'POST',
+          url: operationUrl(vendor, target.credential, 'embeddings', target.model),
+          headers: headersFor(vendor, target, false),
+          body: JSON.stringify(toEmbeddingBody(vendor, { ...req, model: target.model })),
+        },
+      ];
     },
-    decodeEmbeddingResponse: (body, req) => fromEmbeddingResponse(body, req),
+    // One call per request, so one answer.
+    decodeEmbeddingResponses: ([body], req) => fromEmbeddingResponse(body, req),
   };
 }
 

@@ -84,10 +84,11 @@ test('embeddings through openai and azure', async () => {
     const t = target(vendor, prefix, 'text-embedding-3-small');
     const ereq = { model: 'text-embedding-3-small', input: ['a', 'b'], dimensions: 64 };
     const { sendUpstream } = await import('../http.ts');
-    const res = await sendUpstream(await a.embeddingRequest(ereq, t));
+    const [spec] = await a.embeddingRequests(ereq, t);
+    const res = await sendUpstream(spec);
     const text = await res.body.text();
     assert.equal(res.status, 200, text);
-    const out = a.decodeEmbeddingResponse(JSON.parse(text), ereq, t);
+    const out = a.decodeEmbeddingResponses([JSON.parse(text)], ereq, t);
     assert.equal(out.vectors.length, 2);
     assert.equal(out.vectors[0].length, 64);
   }

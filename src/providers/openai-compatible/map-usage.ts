@@ -1,12 +1,12 @@
 // OpenAI usage -> IR usage. `prompt_tokens` includes cached tokens; the IR's `input` does not.
 import type { Usage } from '../../ir/types.ts';
-import { isObj, num, obj } from './narrow.ts';
+import { asNumber, asRecord, isRecord } from '../../util/json.ts';
 
 export function mapUsage(raw: unknown): Usage | undefined {
-  if (!isObj(raw)) return undefined;
-  const prompt = num(raw.prompt_tokens) ?? 0;
-  const cached = num(obj(raw.prompt_tokens_details).cached_tokens);
-  const usage: Usage = { input: Math.max(0, prompt - (cached ?? 0)), output: num(raw.completion_tokens) ?? 0 };
+  if (!isRecord(raw)) return undefined;
+  const prompt = asNumber(raw.prompt_tokens) ?? 0;
+  const cached = asNumber(asRecord(raw.prompt_tokens_details).cached_tokens);
+  const usage: Usage = { input: Math.max(0, prompt - (cached ?? 0)), output: asNumber(raw.completion_tokens) ?? 0 };
   if (cached !== undefined && cached > 0) usage.cacheRead = cached;
   return usage;
 }

@@ -2,12 +2,12 @@
 // The stop event is held back until `[DONE]` (or the end of the stream) because the usage chunk
 // arrives after the finish chunk when `include_usage` is on.
 import type { StreamEvent } from '../../ir/types.ts';
+import { asArray, asNumber, asRecord, asString, isRecord, tryParseJson } from '../../util/json.ts';
+import { newToolCallId } from '../shared/ids.ts';
 import type { StreamDecoder, UpstreamEvent } from '../types.ts';
 import { decodeStreamError } from './decode-error.ts';
 import { mapFinishReason } from './map-finish-reason.ts';
 import { mapUsage } from './map-usage.ts';
-import { arr, isObj, num, obj, str, tryParseJson } from './narrow.ts';
-import { newToolCallId } from './tool-id.ts';
 
 interface ToolState {
   blockIndex: number;
@@ -49,28 +49,28 @@ export function openAIStreamStep(s: OpenAIStreamState, ev: UpstreamEvent): Strea
   if (data === '[DONE]') return finish(s);
   const parsed = tryParseJson(data);
   // Some hosts put `"error": null` on ordinary chunks; only a real value is an error.
-  const inlineError = parsed.ok && isObj(parsed.value) ? parsed.value.error : undefined;
+  const inlineError = parsed.ok && isRecord(parsed.value) ? parsed.value.error : undefined;
   if (ev.event === 'error' || (inlineError !== undefined && inlineError !== null)) {
     s.done = true;
     return [{ type: 'error', error: decodeStreamError(parsed.ok ? parsed.value : {}, ev.data) }];
   }
-  if (!parsed.ok || !isObj(parsed.value)) return [];
+  if (!parsed.ok || !isRecord(parsed.value)) return [];
   const chunk = parsed.value;
   const out: StreamEvent[] = [];
-  const choices = arr(chunk.choices);
+  const choices = asArray(chunk.choices);
   const usage = mapUsage(chunk.usage);
   // Azure opens with a `choices: []` chunk holding only prompt filter results and empty ids.
-  if (!s.started && (choices.length > 0 || usage)) out.push(...start(s, str(chunk.id), str(chunk.model)));
-  const choice = obj(choices.find((c) => (num(obj(c).index) ?? 0) === 0));
-  const delta = obj(choice.delta);
-  const reasoning = str(delta.reasoning_content) ?? str(delta.reasoning);
+  if (!s.started && (choices.length > 0 || usage)) out.push(...start(s, asString(chunk.id), asString(chunk.model)));
+  const choice = asRecord(choices.find((c) => (asNumber(asRecord(c).index) ?? 0) === 0));
+  const delta = asRecord(choice.delta);
+  const reasoning = asString(delta.reasoning_content) ?? asString(delta.reasoning);
   if (reasoning) out.push(...appendText(s, 'thinking', reasoning));
-  const text = str(delta.content) || str(delta.refusal);
+  const text = asString(delta.content) || asString(delta.refusal);
   if (text) out.push(...appendText(s, 'text', text));
-  arr(delta.tool_calls).forEach((tc, pos) => {
-    out.push(...toolFragment(s, obj(tc), pos));
+  asArray(delta.tool_calls).forEach((tc, pos) => {
+    out.push(...toolFragment(s, asRecord(tc), pos));
   });
-  const finishReason = str(choice.finish_reason);
+  const finishReason = asString(choice.finish_reason);
   if (finishReason) {
     s.finishReason = finishReason;
     out.push(...closeOpen(s));
@@ -105,18 +105,18 @@ function appendText(s: OpenAIStreamState, kind: 'text' | 'thinking', text: strin
 
 function toolFragment(s: OpenAIStreamState, tc: Record<string, unknown>, pos: number): StreamEvent[] {
   const out: StreamEvent[] = [];
-  const key = num(tc.index) ?? pos;
-  const fn = obj(tc.function);
+  const key = asNumber(tc.index) ?? pos;
+  const fn = asRecord(tc.function);
   let tool = s.tools.get(key);
   if (!tool) {
     out.push(...closeOpen(s));
     tool = { blockIndex: s.nextIndex++, closed: false, sentArgs: false };
     s.tools.set(key, tool);
     s.open = { kind: 'tool', index: tool.blockIndex, tool };
-    const block = { type: 'tool_use' as const, id: str(tc.id) || newToolCallId(), name: str(fn.name) ?? '' };
+    const block = { type: 'tool_use' as const, id: asString(tc.id) || newToolCallId(), name: asString(fn.name) ?? '' };
     out.push({ type: 'block_start', index: tool.blockIndex, block });
   }
-  const args = str(fn.arguments);
+  const args = asString(fn.arguments);
   // A fragment for a call whose block was already closed (interleaved calls) cannot be placed: IR
   // blocks are never reopened. OpenAI sends calls one after another, so this is not expected.
   if (args && !tool.closed) {

@@ -1,6 +1,6 @@
 // Tool-call arguments arrive as JSON text on this wire; the IR holds them parsed.
 import type { JsonValue } from '../../ir/types.ts';
-import { asJson, tryParseJson } from './narrow.ts';
+import { asJson, tryParseJson } from '../../util/json.ts';
 
 /** Parsed once; text that is not JSON is kept verbatim as a string so nothing is lost. */
 export function parseToolArguments(text: string | undefined): JsonValue {

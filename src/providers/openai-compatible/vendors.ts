@@ -1,7 +1,8 @@
 // The four configurations of the OpenAI wire: where each lives and how it authenticates.
+
+import { baseUrlOr } from '../shared/base-url.ts';
 import type { Credential } from '../types.ts';
 import type { OpenAIVendor } from './embeddings.ts';
-import { baseUrlOr } from './narrow.ts';
 
 /** Classic deployment-style Azure API; GA and accepted by every Azure OpenAI resource. */
 export const AZURE_API_VERSION = '2024-10-21';

@@ -1,4 +1,4 @@
-// Routing configs (issue 6): one row per config (stable id and @slug, pointer to the current version)
+// Routing configs: one row per config (stable id and @slug, pointer to the current version)
 // and one row per version. A slug is unique among live configs of an organization only, so a deleted
 // config's slug is free at once (partial unique index, supported by both dialects).
 import { type Kysely, sql } from 'kysely';

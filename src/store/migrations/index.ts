@@ -1,4 +1,4 @@
-// The single migration list for both dialects. Later issues append one import and one entry.
+// The single migration list for both dialects. A new migration appends one import and one entry.
 import { type Kysely, type Migration, type MigrationResultSet, Migrator } from 'kysely';
 import * as m001 from './001_initial.ts';
 import * as m020 from './020_routing_configs.ts';

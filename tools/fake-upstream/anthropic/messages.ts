@@ -38,9 +38,14 @@ export async function handleMessages(ctx: FakeContext): Promise<void> {
     return;
   }
   const events = messageEvents(msg, streamPieces(script));
-  const cut = script.midstreamError ? breakPoint(events) : events.length;
+  const cut = script.midstreamError || script.midstreamCut ? breakPoint(events) : events.length;
   const sse = ctx.sse({ 'request-id': requestId });
   for (let i = 0; i < cut; i++) sse.event(events[i], events[i].type);
+  if (script.midstreamCut) {
+    await new Promise((r) => setTimeout(r, 20));
+    sse.destroy();
+    return;
+  }
   if (script.midstreamError)
     sse.event(errorBody('overloaded_error', 'Overloaded (scripted by midstream-error).', requestId), 'error');
   sse.end();

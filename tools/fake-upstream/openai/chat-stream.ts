@@ -99,10 +99,17 @@ export async function writeChatStream(
   const sse = ctx.sse(headers);
   const payloads = chatStreamPayloads(a, opts);
   const gapMs = a.script.long ? 2 : 0;
-  for (const p of payloads) {
+  // The role chunk and the first content delta, then the connection drops.
+  const cut = a.script.midstreamCut ? Math.min(2, payloads.length) : payloads.length;
+  for (const p of payloads.slice(0, cut)) {
     if (sse.closed) return;
     sse.event(p);
     if (gapMs > 0) await sleep(gapMs);
+  }
+  if (a.script.midstreamCut) {
+    await sleep(20);
+    sse.destroy();
+    return;
   }
   sse.end();
 }

@@ -1,7 +1,8 @@
 // Content of chat-completions messages -> IR blocks. Each role accepts a different subset of part types;
 // the helpers here are per role so the error message can say what that role allows.
+
+import { invalid } from '../../../errors/gateway-error.ts';
 import type { ImageBlock, ImageSource, TextBlock } from '../../../ir/types.ts';
-import { invalid } from '../../shared/invalid.ts';
 import { describe, expectArray, expectObject, expectString } from '../../shared/json.ts';
 
 const DATA_URL = /^data:([^;,]+)((?:;[^;,]+)*?);base64,(.*)$/s;

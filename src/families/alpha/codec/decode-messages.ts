@@ -1,8 +1,10 @@
 // The chat-completions message list -> IR system blocks + user/assistant turns. System and developer
 // messages are lifted out wherever they occur; tool replies become tool_result blocks in a user turn.
+
+import { invalid } from '../../../errors/gateway-error.ts';
 import type { Block, JsonValue, Message, TextBlock, ToolUseBlock } from '../../../ir/types.ts';
-import { invalid } from '../../shared/invalid.ts';
-import { expectArray, expectObject, expectString, isObject } from '../../shared/json.ts';
+import { isRecord } from '../../../util/json.ts';
+import { expectArray, expectObject, expectString } from '../../shared/json.ts';
 import { decodeAssistantContent, decodeSystemContent, decodeToolContent, decodeUserContent } from './decode-content.ts';
 
 export interface DecodedMessages {
@@ -20,7 +22,7 @@ export function parseArguments(raw: unknown, path: string): JsonValue {
   } catch {
     return invalid(path, 'is not valid JSON', 'invalid_tool_arguments');
   }
-  if (!isObject(parsed)) invalid(path, 'must be the JSON text of an object', 'invalid_tool_arguments');
+  if (!isRecord(parsed)) invalid(path, 'must be the JSON text of an object', 'invalid_tool_arguments');
   return parsed as JsonValue;
 }
 
@@ -66,7 +68,7 @@ class MessageBuilder {
   assistant(msg: Record<string, unknown>, path: string, index: number): void {
     const text = decodeAssistantContent(msg.content, `${path}.content`);
     const calls = toolCalls(msg.tool_calls, `${path}.tool_calls`);
-    if (isObject(msg.function_call)) calls.push(this.legacyCall(msg.function_call, `${path}.function_call`, index));
+    if (isRecord(msg.function_call)) calls.push(this.legacyCall(msg.function_call, `${path}.function_call`, index));
     // An empty text beside tool calls is how SDKs spell "no text"; keep it only when it is all there is.
     const kept = calls.length > 0 ? text.filter((b) => b.text !== '') : text;
     if (kept.length === 0 && calls.length === 0)

@@ -1,7 +1,8 @@
 // Sampling and output parameters of a chat-completions body -> IR params. Range checks follow the
 // public API's documented limits so that a bad value fails here, not at a random upstream.
+
+import { invalid } from '../../../errors/gateway-error.ts';
 import type { JsonObject, Params, ResponseFormat } from '../../../ir/types.ts';
-import { invalid } from '../../shared/invalid.ts';
 import {
   describe,
   expectObject,

@@ -1,7 +1,9 @@
 // Family alpha request decoder: chat-completions body -> IR ChatRequest plus the gateway extensions.
+
+import { invalid } from '../../../errors/gateway-error.ts';
 import type { ChatRequest } from '../../../ir/types.ts';
-import { invalid } from '../../shared/invalid.ts';
-import { describe, expectObject, isObject, optBoolean } from '../../shared/json.ts';
+import { isRecord } from '../../../util/json.ts';
+import { describe, expectObject, optBoolean } from '../../shared/json.ts';
 import { readSvcExtensions, type SvcExtensions } from '../../shared/svc.ts';
 import { decodeAlphaMessages } from './decode-messages.ts';
 import { decodeAlphaParams } from './decode-params.ts';
@@ -17,7 +19,7 @@ export interface AlphaDecoded {
 }
 
 export function decodeAlphaChat(body: unknown): AlphaDecoded {
-  if (!isObject(body)) invalid('', `request body must be a JSON object, got ${describe(body)}`);
+  if (!isRecord(body)) invalid('', `request body must be a JSON object, got ${describe(body)}`);
   if (typeof body.model !== 'string' || body.model === '')
     invalid('model', 'is required and must be a non-empty string');
   const { system, messages } = decodeAlphaMessages(body.messages);

@@ -1,8 +1,10 @@
 // Chat-completions tool definitions and tool_choice -> IR. Legacy `functions` / `function_call` are
 // accepted as spellings of the same thing when the modern fields are absent.
+
+import { invalid } from '../../../errors/gateway-error.ts';
 import type { JsonObject, Tool, ToolChoice } from '../../../ir/types.ts';
-import { invalid } from '../../shared/invalid.ts';
-import { describe, expectArray, expectObject, expectString, isObject, optString } from '../../shared/json.ts';
+import { isRecord } from '../../../util/json.ts';
+import { describe, expectArray, expectObject, expectString, optString } from '../../shared/json.ts';
 
 const EMPTY_SCHEMA: JsonObject = { type: 'object', properties: {} };
 
@@ -43,7 +45,7 @@ export function decodeAlphaToolChoice(body: Record<string, unknown>): ToolChoice
   if (body.tool_choice !== undefined && body.tool_choice !== null) return toolChoice(body.tool_choice, 'tool_choice');
   if (body.function_call !== undefined && body.function_call !== null) {
     const fc = body.function_call;
-    if (isObject(fc)) return { type: 'tool', name: expectString(fc.name, 'function_call.name') };
+    if (isRecord(fc)) return { type: 'tool', name: expectString(fc.name, 'function_call.name') };
     return toolChoice(fc, 'function_call');
   }
   return undefined;
@@ -56,7 +58,7 @@ function toolChoice(value: unknown, path: string): ToolChoice {
     if (value === 'required') return { type: 'any' };
     return invalid(path, `expected "auto", "none", "required" or a function choice, got "${value}"`);
   }
-  if (!isObject(value)) return invalid(path, `expected a string or an object, got ${describe(value)}`);
+  if (!isRecord(value)) return invalid(path, `expected a string or an object, got ${describe(value)}`);
   if (value.type !== 'function') {
     return invalid(
       `${path}.type`,

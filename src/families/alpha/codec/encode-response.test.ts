@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { fromUpstream, GatewayError } from '../../../errors/gateway-error.ts';
 import type { ChatResponse } from '../../../ir/types.ts';
 import { encodeAlphaChat } from './encode-response.ts';
-import { alphaErrorBody, alphaErrorType } from './error-type.ts';
+import { alphaErrorBody } from './error-body.ts';
 import { alphaFinishReason } from './finish-reason.ts';
 
 const opts = { id: 'chatcmpl-1', model: 'claude-x', created: 1700000000 };
@@ -80,18 +81,22 @@ describe('encodeAlphaChat', () => {
       ),
       ['stop', 'stop', 'length', 'tool_calls', 'content_filter', 'stop'],
     );
-    assert.deepEqual([400, 401, 402, 403, 404, 429, 500, 503].map(alphaErrorType), [
-      'invalid_request_error',
-      'authentication_error',
-      'insufficient_quota',
-      'permission_error',
-      'not_found_error',
-      'rate_limit_error',
-      'api_error',
-      'api_error',
-    ]);
-    assert.deepEqual(alphaErrorBody({ status: 429, kind: 'rate_limit', message: 'slow down', retryable: true }), {
-      error: { message: 'slow down', type: 'rate_limit_error', param: null, code: null },
-    });
+    assert.deepEqual(
+      alphaErrorBody(new GatewayError('routing_config_not_found', { vars: { slug: 'x' }, param: 'model' })),
+      {
+        error: {
+          message: 'no routing config with slug "x"',
+          type: 'not_found_error',
+          param: 'model',
+          code: 'routing_config_not_found',
+        },
+      },
+    );
+    assert.deepEqual(
+      alphaErrorBody(fromUpstream({ status: 429, kind: 'rate_limit', message: 'slow down', retryable: true })),
+      {
+        error: { message: 'slow down', type: 'rate_limit_error', param: null, code: 'rate_limit_exceeded' },
+      },
+    );
   });
 });

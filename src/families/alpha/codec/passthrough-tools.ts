@@ -2,7 +2,7 @@
 // complete tool calls are surfaced on the finish chunk. This holds tool_call fragments per choice and
 // per call index and releases them whole; every other chunk passes unchanged.
 import type { JsonObject } from '../../../ir/types.ts';
-import { isObject } from '../../shared/json.ts';
+import { isRecord } from '../../../util/json.ts';
 
 interface HeldCall {
   id: string;
@@ -15,7 +15,7 @@ function hasContent(choice: Record<string, unknown>): boolean {
   if (choice.finish_reason !== undefined && choice.finish_reason !== null) return true;
   if (choice.logprobs !== undefined && choice.logprobs !== null) return true;
   const delta = choice.delta;
-  return isObject(delta) && Object.values(delta).some((v) => v !== null && v !== undefined);
+  return isRecord(delta) && Object.values(delta).some((v) => v !== null && v !== undefined);
 }
 
 export class PassthroughToolAccumulator {
@@ -26,16 +26,16 @@ export class PassthroughToolAccumulator {
 
   /** Returns the chunks to relay for one parsed upstream chunk (zero or one). */
   push(chunk: unknown): JsonObject[] {
-    if (!isObject(chunk) || !Array.isArray(chunk.choices)) return isObject(chunk) ? [chunk as JsonObject] : [];
+    if (!isRecord(chunk) || !Array.isArray(chunk.choices)) return isRecord(chunk) ? [chunk as JsonObject] : [];
     this.last = chunk as JsonObject;
     // Most chunks carry text only: they are relayed as they are, without copying their choices.
     if (!chunk.choices.some((c: unknown) => this.needsEdit(c))) return [chunk as JsonObject];
     let touched = false;
     const choices = chunk.choices.map((choice: unknown) => {
-      if (!isObject(choice)) return choice;
+      if (!isRecord(choice)) return choice;
       const index = typeof choice.index === 'number' ? choice.index : 0;
       let delta = choice.delta;
-      if (isObject(delta) && Array.isArray(delta.tool_calls)) {
+      if (isRecord(delta) && Array.isArray(delta.tool_calls)) {
         touched = true;
         this.hold(index, delta.tool_calls);
         const { tool_calls: _fragments, ...rest } = delta;
@@ -43,12 +43,12 @@ export class PassthroughToolAccumulator {
       }
       if (choice.finish_reason !== undefined && choice.finish_reason !== null && this.held.has(index)) {
         touched = true;
-        delta = { ...(isObject(delta) ? delta : {}), tool_calls: this.release(index) };
+        delta = { ...(isRecord(delta) ? delta : {}), tool_calls: this.release(index) };
       }
       return touched ? { ...choice, delta } : choice;
     });
     if (!touched) return [chunk as JsonObject];
-    const kept = choices.filter((c) => !isObject(c) || hasContent(c));
+    const kept = choices.filter((c) => !isRecord(c) || hasContent(c));
     const hasUsage = chunk.usage !== undefined && chunk.usage !== null;
     if (kept.length === 0 && !hasUsage) return [];
     return [{ ...chunk, choices: kept } as JsonObject];
@@ -68,8 +68,8 @@ export class PassthroughToolAccumulator {
   }
 
   private needsEdit(choice: unknown): boolean {
-    if (!isObject(choice)) return false;
-    if (isObject(choice.delta) && Array.isArray(choice.delta.tool_calls)) return true;
+    if (!isRecord(choice)) return false;
+    if (isRecord(choice.delta) && Array.isArray(choice.delta.tool_calls)) return true;
     const index = typeof choice.index === 'number' ? choice.index : 0;
     return choice.finish_reason !== undefined && choice.finish_reason !== null && this.held.has(index);
   }
@@ -81,13 +81,13 @@ export class PassthroughToolAccumulator {
       this.held.set(choiceIndex, calls);
     }
     for (const raw of fragments) {
-      if (!isObject(raw)) continue;
+      if (!isRecord(raw)) continue;
       const at = typeof raw.index === 'number' ? raw.index : calls.size;
       const call = calls.get(at) ?? { id: '', type: 'function', name: '', args: '' };
       if (typeof raw.id === 'string' && raw.id !== '') call.id = raw.id;
       if (typeof raw.type === 'string') call.type = raw.type;
       const fn = raw.function;
-      if (isObject(fn)) {
+      if (isRecord(fn)) {
         if (typeof fn.name === 'string' && call.name === '') call.name = fn.name;
         if (typeof fn.arguments === 'string') call.args += fn.arguments;
       }

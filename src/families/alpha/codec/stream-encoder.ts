@@ -1,9 +1,10 @@
 // IR stream events -> chat-completions SSE chunks, as a pure state machine (no I/O, no timers).
 // SPEC: tool calls are surfaced complete on the chunk that carries finish_reason, so argument fragments
 // are accumulated here instead of being relayed.
+import { fromUpstream } from '../../../errors/gateway-error.ts';
 import type { JsonObject, StreamEvent, Usage } from '../../../ir/types.ts';
 import { SSE_DONE, sseData } from '../../shared/sse.ts';
-import { alphaErrorBody } from './error-type.ts';
+import { alphaErrorBody } from './error-body.ts';
 import { alphaFinishReason } from './finish-reason.ts';
 import { alphaUsage } from './usage.ts';
 
@@ -38,7 +39,7 @@ export class AlphaStreamEncoder {
     if (this.closed) return [];
     if (ev.type === 'error') {
       this.closed = true;
-      return [sseData(alphaErrorBody(ev.error))];
+      return [sseData(alphaErrorBody(fromUpstream(ev.error)))];
     }
     const out = this.ensureStarted();
     switch (ev.type) {

@@ -1,5 +1,7 @@
 // Messages-API content blocks -> IR blocks. Every block type the IR can hold is kept verbatim (thinking
 // signatures, cache_control) because a native upstream needs them back unchanged.
+
+import { invalid } from '../../../errors/gateway-error.ts';
 import type {
   Block,
   CacheControl,
@@ -9,7 +11,6 @@ import type {
   ToolResultBlock,
   ToolUseBlock,
 } from '../../../ir/types.ts';
-import { invalid } from '../../shared/invalid.ts';
 import { describe, expectArray, expectObject, expectString, optBoolean } from '../../shared/json.ts';
 
 export function cacheControl(value: unknown, path: string): CacheControl | undefined {

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { InvalidRequestError } from '../../shared/invalid.ts';
+import { GatewayError } from '../../../errors/gateway-error.ts';
 import { decodeBetaMessages, stripBetaForPassthrough } from './decode-request.ts';
 
 function rejects(body: unknown, message: RegExp, param?: string): void {
   assert.throws(
     () => decodeBetaMessages(body),
     (err: unknown) => {
-      assert.ok(err instanceof InvalidRequestError, `expected InvalidRequestError, got ${String(err)}`);
+      assert.ok(err instanceof GatewayError, `expected GatewayError, got ${String(err)}`);
       assert.match(err.message, message);
       if (param !== undefined) assert.equal(err.param, param);
       return true;

@@ -1,12 +1,13 @@
 // Family beta request decoder: messages-API body -> IR ChatRequest plus the gateway extensions.
+
+import { invalid } from '../../../errors/gateway-error.ts';
 import type { ChatRequest, Message, Params, ThinkingConfig } from '../../../ir/types.ts';
-import { invalid } from '../../shared/invalid.ts';
+import { isRecord } from '../../../util/json.ts';
 import {
   describe,
   expectArray,
   expectObject,
   expectString,
-  isObject,
   optBoolean,
   optInteger,
   optNumber,
@@ -73,7 +74,7 @@ function decodeParams(body: Record<string, unknown>, parallelToolCalls: boolean 
 }
 
 export function decodeBetaMessages(body: unknown): BetaDecoded {
-  if (!isObject(body)) invalid('', `request body must be a JSON object, got ${describe(body)}`);
+  if (!isRecord(body)) invalid('', `request body must be a JSON object, got ${describe(body)}`);
   if (typeof body.model !== 'string' || body.model === '')
     invalid('model', 'is required and must be a non-empty string');
   const svc = readSvcExtensions(body);

@@ -1,7 +1,8 @@
 // Messages-API tools and tool_choice -> IR. Server tools (web search, code execution, ...) run inside the
 // first-party API and cannot be translated, so they are refused with a clear message.
+
+import { invalid } from '../../../errors/gateway-error.ts';
 import type { JsonObject, Tool, ToolChoice } from '../../../ir/types.ts';
-import { invalid } from '../../shared/invalid.ts';
 import { expectArray, expectObject, expectString, optBoolean, optString } from '../../shared/json.ts';
 import { cacheControl } from './decode-blocks.ts';
 

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { fromUpstream } from '../../../errors/gateway-error.ts';
 import type { ChatResponse } from '../../../ir/types.ts';
 import { encodeBetaMessage } from './encode-response.ts';
-import { betaErrorBody, betaErrorType } from './error-type.ts';
+import { betaErrorBody } from './error-body.ts';
 import { betaStopReason } from './stop-reason.ts';
 
 describe('encodeBetaMessage', () => {
@@ -62,21 +63,26 @@ describe('encodeBetaMessage', () => {
     );
     assert.equal(betaStopReason('end_turn', 'pause_turn'), 'pause_turn');
     assert.equal(betaStopReason('end_turn', 'stop'), 'end_turn');
-    assert.deepEqual([400, 401, 402, 403, 404, 413, 429, 500, 502, 529].map(betaErrorType), [
-      'invalid_request_error',
-      'authentication_error',
-      'permission_error',
-      'permission_error',
-      'not_found_error',
-      'request_too_large',
-      'rate_limit_error',
-      'api_error',
-      'api_error',
-      'overloaded_error',
-    ]);
-    assert.deepEqual(betaErrorBody({ status: 503, kind: 'overloaded', message: 'busy', retryable: true }), {
-      type: 'error',
-      error: { type: 'overloaded_error', message: 'busy' },
-    });
+    const typeOf = (status: number) =>
+      betaErrorBody(fromUpstream({ status, kind: 'server', message: 'm', retryable: false })).error;
+    assert.deepEqual(
+      [400, 401, 403, 404, 413, 429, 500].map((s) => (typeOf(s) as { type: string }).type),
+      [
+        'invalid_request_error',
+        'authentication_error',
+        'permission_error',
+        'not_found_error',
+        'request_too_large',
+        'rate_limit_error',
+        'api_error',
+      ],
+    );
+    assert.deepEqual(
+      betaErrorBody(fromUpstream({ status: 503, kind: 'overloaded', message: 'busy', retryable: true })),
+      {
+        type: 'error',
+        error: { type: 'overloaded_error', message: 'busy' },
+      },
+    );
   });
 });

@@ -1,9 +1,10 @@
 // IR stream events -> messages-API SSE events, as a pure state machine (no I/O, no timers).
 // Output indexes are assigned here, not copied from the IR, because empty text blocks are not announced
 // (a text block is opened on its first non-empty delta) and indexes must stay contiguous.
+import { fromUpstream } from '../../../errors/gateway-error.ts';
 import type { BlockStart, JsonObject, StopReason, StreamEvent, Usage } from '../../../ir/types.ts';
 import { sseEvent } from '../../shared/sse.ts';
-import { betaErrorBody } from './error-type.ts';
+import { betaErrorBody } from './error-body.ts';
 import { betaStopReason } from './stop-reason.ts';
 import { betaUsage } from './usage.ts';
 
@@ -33,7 +34,7 @@ export class BetaStreamEncoder {
     if (this.closed) return [];
     if (ev.type === 'error') {
       this.closed = true;
-      return [sseEvent('error', betaErrorBody(ev.error))];
+      return [sseEvent('error', betaErrorBody(fromUpstream(ev.error)))];
     }
     if (ev.type === 'start' && ev.usage) this.usage = { ...this.usage, ...ev.usage };
     const out = this.ensureStarted();

@@ -1,6 +1,6 @@
 // Opaque pagination cursors: base64url of the last id returned. Ids sort lexically, so the next
 // page is simply "id > last".
-import { HttpError } from '../http/errors.ts';
+import { GatewayError } from '../errors/gateway-error.ts';
 
 export function encodeCursor(lastId: string): string {
   return Buffer.from(lastId, 'utf8').toString('base64url');
@@ -11,10 +11,7 @@ export function decodeCursor(cursor: string | undefined): string | undefined {
   if (cursor === undefined || cursor === '') return undefined;
   const id = Buffer.from(cursor, 'base64url').toString('utf8');
   if (!/^[a-z]+_[0-9a-z]{26}$/.test(id) || encodeCursor(id) !== cursor) {
-    throw new HttpError(400, 'Invalid cursor: pass the next_cursor value of a previous page unchanged', {
-      param: 'cursor',
-      code: 'invalid_cursor',
-    });
+    throw new GatewayError('invalid_cursor', { param: 'cursor' });
   }
   return id;
 }

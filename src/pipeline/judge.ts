@@ -1,8 +1,10 @@
 // Judge calls for ensemble (pick the best answer) and cascade (score one answer). A judge is an
 // ordinary non-streamed chat attempt with a short prompt; its failure never fails the caller's call.
+import { alphaCodec } from '../families/alpha/codec.ts';
 import type { ChatRequest } from '../ir/types.ts';
-import { attemptChat, type ChatCall, type ChatTarget } from '../pipeline/chat-attempt.ts';
-import { parsePick, parseScore } from './acceptance.ts';
+import { parsePick, parseScore } from '../routing/acceptance.ts';
+import type { ChatCall, ChatTarget } from './call.ts';
+import { attemptChat } from './chat-attempt.ts';
 
 function lastUserText(ir: ChatRequest): string {
   for (let i = ir.messages.length - 1; i >= 0; i--) {
@@ -29,7 +31,7 @@ async function ask(
     stream: false,
   };
   const call: ChatCall = {
-    family: 'alpha',
+    codec: alphaCodec,
     ir,
     body: { model: target.model, messages: [{ role: 'user', content: prompt }], max_tokens: 16, temperature: 0 },
     requestId,

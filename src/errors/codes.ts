@@ -1,0 +1,161 @@
+// Every error code the gateway emits, once: its HTTP status, the alpha `error.type`, the beta
+// `error.type` and a message template. Family codecs, the management API and the README's error
+// table (checked by a drift test) all read this table, so a code cannot mean two things.
+
+export interface ErrorSpec {
+  status: number;
+  alpha: string;
+  beta: string;
+  /** `{name}` placeholders are filled from the error's vars; a call site may pass a whole message. */
+  message: string;
+}
+
+const invalid = (message: string): ErrorSpec => ({
+  status: 400,
+  alpha: 'invalid_request_error',
+  beta: 'invalid_request_error',
+  message,
+});
+const upstream = (status: number, message: string): ErrorSpec => ({
+  status,
+  alpha: 'api_error',
+  beta: 'api_error',
+  message,
+});
+
+export const ERROR_CODES = {
+  // Request shape (400 unless the transport says otherwise).
+  invalid_request: invalid('{message}'),
+  invalid_parameter: invalid('{message}'),
+  invalid_json: invalid('Malformed JSON in request body: {detail}'),
+  empty_body: invalid('Request body is empty'),
+  unsupported_content_type: invalid('Unsupported Content-Type: send the body as application/json'),
+  invalid_content_length: invalid('Invalid content-length header'),
+  invalid_url: invalid('The request URL is malformed'),
+  invalid_cursor: invalid('Invalid cursor: pass the next_cursor value of a previous page unchanged'),
+  request_too_large: {
+    status: 413,
+    alpha: 'invalid_request_error',
+    beta: 'request_too_large',
+    message: 'Request body is too large',
+  },
+  // Routing.
+  unsupported_content: invalid('{message}'),
+  invalid_tool_arguments: invalid('{message}'),
+  unsupported_tool: invalid('{message}'),
+  model_not_found: invalid('unknown model "{model}"; {accepted}'),
+  routing_config_not_found: {
+    status: 404,
+    alpha: 'not_found_error',
+    beta: 'not_found_error',
+    message: 'no routing config with slug "{slug}"',
+  },
+  routing_config_kind_mismatch: invalid('routing config "{slug}" serves {kind} requests, not {requested}'),
+  provider_key_not_allowed: invalid(
+    'X-Svc-Provider-Key is honoured only on direct model calls, not on "@<slug>" routing configs',
+  ),
+  provider_not_configured: invalid(
+    'no provider credential for vendor "{vendor}": add one with POST /manage/v1/providers or send X-Svc-Provider-Key',
+  ),
+  stream_not_supported: invalid('the {strategy} strategy needs whole answers before choosing one; send stream: false'),
+  no_embeddings_api: invalid('vendor {vendor} has no embeddings API'),
+  dimension_conflict: invalid('dimensions {requested} conflicts with the {pinned} pinned by routing config "{slug}"'),
+  model_context_window_exceeded: invalid('{message}'),
+  no_eligible_candidate: {
+    status: 503,
+    alpha: 'api_error',
+    beta: 'api_error',
+    message: 'no candidate of the routing config could serve this request',
+  },
+  // Upstream outcomes.
+  upstream_rejected: invalid('{message}'),
+  upstream_error: upstream(502, '{message}'),
+  upstream_timeout: upstream(504, '{message}'),
+  upstream_overloaded: { status: 502, alpha: 'api_error', beta: 'overloaded_error', message: '{message}' },
+  dimension_mismatch: upstream(502, 'upstream returned vectors of length {got}, expected {expected}'),
+  json_schema_validation_failed: upstream(502, '{message}'),
+  rate_limit_exceeded: {
+    status: 429,
+    alpha: 'rate_limit_error',
+    beta: 'rate_limit_error',
+    message: '{message}',
+  },
+  client_closed: { status: 499, alpha: 'api_error', beta: 'api_error', message: 'client disconnected' },
+  // Access.
+  invalid_api_key: {
+    status: 401,
+    alpha: 'authentication_error',
+    beta: 'authentication_error',
+    message: 'Invalid API key',
+  },
+  insufficient_scope: {
+    status: 403,
+    alpha: 'permission_error',
+    beta: 'permission_error',
+    message: 'This management operation needs an org-wide API key; this key is scoped to one project',
+  },
+  // Management resources.
+  not_found: { status: 404, alpha: 'not_found_error', beta: 'not_found_error', message: "No {what} with id '{id}'" },
+  unknown_route: {
+    status: 404,
+    alpha: 'not_found_error',
+    beta: 'not_found_error',
+    message: 'Unknown route: {method} {path}',
+  },
+  slug_taken: {
+    status: 409,
+    alpha: 'conflict_error',
+    beta: 'invalid_request_error',
+    message: "slug '{slug}' is already used by a live routing config",
+  },
+  provider_in_use: {
+    status: 409,
+    alpha: 'conflict_error',
+    beta: 'invalid_request_error',
+    message: 'Provider is still referenced by routing config(s): {configs}',
+  },
+  key_verification_failed: {
+    status: 422,
+    alpha: 'invalid_request_error',
+    beta: 'invalid_request_error',
+    message: '{message}',
+  },
+  invalid_routing_config: invalid('{message}'),
+  invalid_project: invalid("No active project with id '{id}'"),
+  invalid_vendor: invalid("Unknown vendor '{vendor}'"),
+  invalid_base_url: invalid('{message}'),
+  missing_base_url: invalid("base_url is required for azure-openai (e.g. 'https://<resource>.openai.azure.com')"),
+  invalid_api_key_format: invalid('api_key must be non-empty and have no surrounding whitespace'),
+  // Faults.
+  internal_error: {
+    status: 500,
+    alpha: 'api_error',
+    beta: 'api_error',
+    message: 'Internal server error',
+  },
+} as const satisfies Record<string, ErrorSpec>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export function isErrorCode(code: string): code is ErrorCode {
+  return Object.hasOwn(ERROR_CODES, code);
+}
+
+export function errorSpec(code: ErrorCode): ErrorSpec {
+  return ERROR_CODES[code];
+}
+
+/** Fills `{name}` placeholders; an unknown placeholder stays visible rather than vanishing. */
+export function renderMessage(template: string, vars: Record<string, string | number> = {}): string {
+  return template.replace(/\{(\w+)\}/g, (m, name: string) => (name in vars ? String(vars[name]) : m));
+}
+
+/** The README's error table (a drift test keeps the two equal). */
+export function errorTableMarkdown(): string {
+  const rows = Object.entries(ERROR_CODES).map(
+    ([code, s]) => `| \`${code}\` | ${s.status} | \`${s.alpha}\` | \`${s.beta}\` |`,
+  );
+  return ['| code | status | alpha `error.type` | beta `error.type` |', '| --- | --- | --- | --- |', ...rows].join(
+    '\n',
+  );
+}

@@ -1,0 +1,51 @@
+// The request log as a pipeline hook: every finished proxy call becomes one row, queued behind the
+// response and written in batches by the sink.
+import type { AfterResponseHook } from '../pipeline/hooks.ts';
+import type { CallRecord } from '../pipeline/record.ts';
+import type { RequestLogRow } from '../store/request-logs.ts';
+import type { RequestLogSink } from './writer.ts';
+
+function bodyText(v: unknown): string | null {
+  if (v === null || v === undefined) return null;
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+export function toStoreRow(r: CallRecord, keepBodies: boolean): RequestLogRow {
+  return {
+    id: r.id,
+    requestType: r.requestType,
+    orgId: r.orgId,
+    projectId: r.projectId,
+    apiKeyId: r.keyId,
+    endUser: r.endUser,
+    tags: Object.keys(r.tags).length > 0 ? r.tags : null,
+    traceId: r.traceId,
+    conversationId: r.conversationId,
+    modelRequested: r.modelRequested,
+    modelUsed: r.modelUsed,
+    provider: r.provider,
+    credentialId: r.credentialId,
+    statusCode: r.status,
+    latencyMs: Math.round(r.latencyMs * 100) / 100,
+    ttfbMs: r.ttfbMs === null ? null : Math.round(r.ttfbMs * 100) / 100,
+    inputTokens: r.usage.input,
+    outputTokens: r.usage.output,
+    cacheReadTokens: r.usage.cacheRead ?? 0,
+    cacheCreationTokens: r.usage.cacheWrite ?? 0,
+    costUsd: r.costUsd,
+    error: r.error,
+    decisionTrace: r.trace,
+    requestBody: keepBodies ? bodyText(r.requestBody) : null,
+    responseBody: keepBodies ? bodyText(r.responseBody) : null,
+    createdAt: new Date(r.createdAt).toISOString(),
+  };
+}
+
+/** `keepBodies(projectId)`: the project's `settings.log_bodies`. */
+export function requestLogHook(
+  sink: RequestLogSink,
+  keepBodies: (projectId: string | null) => boolean,
+): AfterResponseHook {
+  // Serializing bodies and queueing the row happen after the response is on its way.
+  return (record) => setImmediate(() => sink.enqueue(toStoreRow(record, keepBodies(record.projectId))));
+}

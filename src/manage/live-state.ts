@@ -1,0 +1,12 @@
+// The live state the pipeline reads, as views over the gateway's in-memory mirrors.
+import type { LiveState } from '../pipeline/types.ts';
+import type { Services } from './services.ts';
+
+export function liveStateOf(svc: Services): LiveState {
+  return {
+    credentialById: (orgId, id) => svc.credentials.get(orgId, id),
+    credentialFor: (orgId, vendor) => svc.credentials.resolve(orgId, vendor),
+    config: (orgId, slug) => svc.routing.configs.get(orgId, slug),
+    health: svc.routing.health,
+  };
+}

@@ -1,0 +1,56 @@
+// What every management operation and route handler reads: the stores, the live mirrors and the
+// writers of one gateway instance. Built by src/services.ts (the composition root).
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import type { SecretBox } from '../crypto/secretbox.ts';
+import type { CredentialMirror } from '../live/credentials.ts';
+import type { PrincipalMirror } from '../live/principals.ts';
+import type { ProjectMirror } from '../live/projects.ts';
+import type { RoutingConfigMirror } from '../live/routing-configs.ts';
+import type { RequestLogSink } from '../logs/writer.ts';
+import type { ChangeBus } from '../ports/change-bus.ts';
+import type { Credential, VendorId } from '../providers/types.ts';
+import type { HealthTracker } from '../routing/health.ts';
+import type { CompiledStrategy, StrategyName } from '../routing/types.ts';
+import type { BootstrapResult } from '../store/bootstrap.ts';
+import type { Db, Dialect } from '../store/db.ts';
+import type { Stores } from '../store/index.ts';
+
+export type VerifyResult = { ok: true } | { ok: false; status: number; message: string };
+/** Checks a provider key with the vendor's cheapest authenticated call before it is stored. */
+export type KeyVerifier = (vendor: VendorId, credential: Credential) => Promise<VerifyResult>;
+
+/** Routing configs as the proxy uses them (routing/types.ts `ActiveConfig`). */
+export type RoutingConfigs = RoutingConfigMirror<CompiledStrategy, StrategyName>;
+
+export interface RoutingState {
+  /** Live configs by (org, slug): `get(orgId, slug)`. */
+  configs: RoutingConfigs;
+  /** Candidate health of this instance. */
+  health: HealthTracker;
+}
+
+export interface Services {
+  config: Config;
+  logger: Logger;
+  db: Db;
+  dialect: Dialect;
+  stores: Stores;
+  secrets: SecretBox;
+  /** Every store write that changes what the proxy sees is published here; the mirrors below listen. */
+  changes: ChangeBus;
+  /** API key -> principal, from memory. */
+  principals: PrincipalMirror;
+  /** Decrypted provider credentials, from memory: `resolve(orgId, vendor)`, `get(orgId, id)`. */
+  credentials: CredentialMirror;
+  /** Projects and their settings, from memory: `cached(projectId)`. */
+  projects: ProjectMirror;
+  /** Request log writer: `enqueue(row)` (never awaited), `flush()`. */
+  logs: RequestLogSink;
+  keyVerifier: KeyVerifier;
+  /** Routing configs (mirrored by slug) and candidate health. */
+  routing: RoutingState;
+  bootstrap: BootstrapResult;
+  /** Stops the mirrors, flushes the log writer and closes the database and the change bus. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,29 @@
+// The chat call as every attempt sees it, and the upstream target an attempt is sent to.
+import type { FamilyCodec } from '../families/shared/codec.ts';
+import type { ChatRequest } from '../ir/types.ts';
+import type { Credential, VendorId } from '../providers/types.ts';
+
+export interface ChatCall {
+  codec: FamilyCodec;
+  ir: ChatRequest;
+  /** The caller's parsed body, used for same-family pass-through. */
+  body: Record<string, unknown>;
+  requestId: string;
+  /** Unix seconds, for alpha `created`. */
+  created: number;
+  /** Alpha `stream_options.include_usage`. */
+  includeUsage: boolean;
+  /** `X-Svc-User-Id` overrides the body's `user`. */
+  userOverride?: string;
+  /** Upstream headers decided by the family (beta: anthropic-version / anthropic-beta). */
+  upstreamHeaders?: Record<string, string>;
+}
+
+export interface ChatTarget {
+  vendor: VendorId;
+  vendorAsSent: string;
+  /** Upstream model id. */
+  model: string;
+  credentialId?: string;
+  credential: Credential;
+}

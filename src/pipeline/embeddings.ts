@@ -1,0 +1,148 @@
+// POST /alpha/v1/embeddings through the pipeline: decode -> beforeRoute -> route (direct or
+// `@slug`, the same flow as chat) -> dry run? -> attempts -> dimension checks -> encode -> hooks.
+import { fromUpstream, GatewayError } from '../errors/gateway-error.ts';
+import { computeCost, formatCostHeader } from '../providers/catalog/cost.ts';
+import type { DecisionTrace } from '../routing/trace.ts';
+import type { RequestFacts } from '../routing/types.ts';
+import type { ChatTarget } from './call.ts';
+import { errorReply, finish, newCall } from './chat.ts';
+import type { PipelineDeps } from './deps.ts';
+import { decodeEmbeddingsBody, type EmbedOutcome, embedOnce, encodeEmbeddings } from './embed-attempt.ts';
+import { executeEmbedding } from './embed-route.ts';
+import { runBeforeRoute } from './hooks.ts';
+import { callRecord, type HealthSample } from './record.ts';
+import { dryRunOf, routeCall } from './route.ts';
+import type { PipelineReply, ProxyInput } from './types.ts';
+
+const REQUEST_TYPE = 'embedding';
+
+/** The pinned length, refusing a body that asks for another one (SPEC dimension rule 4). */
+function pinnedDimensions(slug: string, pinned: number | null, requested: number | undefined): number | undefined {
+  if (pinned !== null && requested !== undefined && requested !== pinned)
+    throw new GatewayError('dimension_conflict', { vars: { requested, pinned, slug }, param: 'dimensions' });
+  return pinned ?? requested;
+}
+
+function embedFacts(
+  model: string,
+  input: string[],
+  dims: number | undefined,
+  tags: Record<string, string>,
+): RequestFacts {
+  const text = input.join('\n');
+  return {
+    family: 'alpha',
+    ir: {
+      model,
+      system: [],
+      messages: [{ role: 'user', content: [{ type: 'text', text }] }],
+      tools: [],
+      params: {},
+      stream: false,
+    },
+    tags,
+    metadata: {},
+    headers: {},
+    // Embedding prices are per input token; a character estimate is close enough for ranking.
+    estimatedTokens: Math.ceil(text.length / 4),
+    kind: 'embedding',
+    dimensions: dims,
+  };
+}
+
+export async function runEmbeddings(input: ProxyInput, deps: PipelineDeps): Promise<PipelineReply> {
+  const call = newCall(input, 'embeddings');
+  const { principal } = input;
+  let target: ChatTarget | undefined;
+  let trace: DecisionTrace | null = null;
+  let samples: HealthSample[] = [];
+  const headers: Record<string, string> = {};
+  try {
+    const body = decodeEmbeddingsBody(input.body);
+    if (deps.hooks.beforeRoute.length > 0) await runBeforeRoute(deps.hooks, call);
+    let dims = body.dimensions;
+    const plan = routeCall(
+      {
+        model: body.model,
+        principal,
+        hdr: call.hdr,
+        kind: 'embedding',
+        facts: (pinned) => {
+          dims = pinnedDimensions(body.model.slice(1), pinned, body.dimensions);
+          return {
+            ...embedFacts(body.model, body.input, dims, call.hdr.tags),
+            endUser: call.hdr.userId,
+            traceId: call.hdr.traceId,
+          };
+        },
+      },
+      deps.live,
+    );
+    if (input.dryRun === true || call.hdr.dryRun)
+      return { kind: 'json', status: 200, headers: {}, body: dryRunOf(plan), done: () => {} };
+    const user = call.hdr.userId ?? body.user;
+    let outcome: EmbedOutcome;
+    if (plan.kind === 'config') {
+      headers['x-svc-config'] = plan.config.slug;
+      headers['x-svc-config-version'] = String(plan.config.version);
+      const served = await executeEmbedding(
+        { orgId: principal.orgId, cfg: plan.cfg, input: body.input, user },
+        { decision: plan.decision, dims },
+        deps.live,
+        input.signal,
+      );
+      ({ outcome, target, trace, samples } = served);
+    } else {
+      target = plan.target;
+      const started = performance.now();
+      outcome = await embedOnce(
+        { model: target.model, input: body.input, dimensions: body.dimensions, user },
+        { vendor: target.vendor, model: target.model, credential: target.credential },
+        input.signal,
+      );
+      if (target.credentialId !== undefined && !input.signal.aborted) {
+        const ref = { vendor: target.vendor, vendorAsSent: target.vendorAsSent, model: target.model };
+        const status = outcome.ok ? 200 : outcome.error.status;
+        samples = [
+          {
+            ref,
+            ok: outcome.ok,
+            latencyMs: performance.now() - started,
+            status,
+            kind: outcome.ok ? 'ok' : outcome.error.kind,
+          },
+        ];
+      }
+    }
+    const parts = { requestType: REQUEST_TYPE, target, trace, healthSamples: samples, headers };
+    if (!outcome.ok || !target) {
+      const e = outcome.ok ? new GatewayError('no_eligible_candidate') : fromUpstream(outcome.error);
+      return errorReply(call, e, deps, { ...parts, error: outcome.ok ? { message: e.message } : outcome.error });
+    }
+    const usage = { input: outcome.response.usage.input, output: 0 };
+    const cost = computeCost(target.vendor, target.model, usage);
+    Object.assign(headers, {
+      'x-svc-model-used': target.model,
+      'x-svc-provider-used': target.vendorAsSent,
+      'x-svc-provider': target.vendorAsSent,
+      'x-svc-cost-usd': formatCostHeader(cost.costUsd),
+      'x-svc-latency-ms': (performance.now() - call.started).toFixed(2),
+    });
+    const responseBody =
+      body.encodingFormat === 'float' && outcome.alphaFloatText !== undefined
+        ? outcome.alphaFloatText
+        : encodeEmbeddings(outcome.response, target.model, body.encodingFormat);
+    return {
+      kind: 'json',
+      status: 200,
+      headers,
+      body: responseBody,
+      // Vectors are not kept in the log: they are large and the input says what was embedded.
+      done: () => finish(deps, callRecord(call, { ...parts, status: 200, usage, costUsd: cost.costUsd })),
+    };
+  } catch (err) {
+    if (err instanceof GatewayError)
+      return errorReply(call, err, deps, { requestType: REQUEST_TYPE, target, trace, healthSamples: samples, headers });
+    throw err;
+  }
+}

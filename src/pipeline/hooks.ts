@@ -1,0 +1,63 @@
+// The extension points of the request pipeline. Features (limits, cache, logs, webhooks...) register
+// here; the pipeline calls them in registration order. A stage with no hook costs one length check.
+import type { AttemptOutcome } from '../ir/outcome.ts';
+import type { CallRecord } from './record.ts';
+import type { ProxyCall, RoutePlan } from './types.ts';
+
+/** Runs after decode and authorization, before routing; throws a GatewayError to refuse the call. */
+export type BeforeRouteHook = (call: ProxyCall) => void | Promise<void>;
+/** Runs before the first upstream attempt; returning an outcome answers the call without one (a cache hit). */
+export type BeforeAttemptHook = (
+  call: ProxyCall,
+  plan: RoutePlan,
+) => AttemptOutcome | undefined | Promise<AttemptOutcome | undefined>;
+/** Runs once the answer is on its way (after the last byte of a stream); never awaited. */
+export type AfterResponseHook = (record: CallRecord) => void;
+
+export class PipelineHooks {
+  readonly beforeRoute: BeforeRouteHook[] = [];
+  readonly beforeAttempt: BeforeAttemptHook[] = [];
+  readonly afterResponse: AfterResponseHook[] = [];
+
+  onBeforeRoute(h: BeforeRouteHook): this {
+    this.beforeRoute.push(h);
+    return this;
+  }
+
+  onBeforeAttempt(h: BeforeAttemptHook): this {
+    this.beforeAttempt.push(h);
+    return this;
+  }
+
+  onAfterResponse(h: AfterResponseHook): this {
+    this.afterResponse.push(h);
+    return this;
+  }
+}
+
+export async function runBeforeRoute(hooks: PipelineHooks, call: ProxyCall): Promise<void> {
+  for (const h of hooks.beforeRoute) await h(call);
+}
+
+export async function runBeforeAttempt(
+  hooks: PipelineHooks,
+  call: ProxyCall,
+  plan: RoutePlan,
+): Promise<AttemptOutcome | undefined> {
+  for (const h of hooks.beforeAttempt) {
+    const answer = await h(call, plan);
+    if (answer) return answer;
+  }
+  return undefined;
+}
+
+/** A failing hook must not take the others (or the caller's answer) down with it. */
+export function runAfterResponse(hooks: PipelineHooks, record: CallRecord, onError: (err: unknown) => void): void {
+  for (const h of hooks.afterResponse) {
+    try {
+      h(record);
+    } catch (err) {
+      onError(err);
+    }
+  }
+}

@@ -1,0 +1,78 @@
+// The shapes that travel through the pipeline: what the HTTP layer hands in, the live state the
+// pipeline reads, the route it takes, and the reply it hands back for the HTTP layer to write.
+import type { IncomingHttpHeaders } from 'node:http';
+import type { GatewayError } from '../errors/gateway-error.ts';
+import type { FamilyCodec } from '../families/shared/codec.ts';
+import type { SvcExtensions } from '../families/shared/svc.ts';
+import type { SvcHeaders } from '../families/shared/svc-headers.ts';
+import type { StreamRelay, StreamSummary } from '../ir/outcome.ts';
+import type { ResolvedCredential } from '../live/credentials.ts';
+import type { Principal } from '../live/principals.ts';
+import type { VendorId } from '../providers/types.ts';
+import type { HealthTracker } from '../routing/health.ts';
+import type { ConfigRef, DryRunEnvelope } from '../routing/trace.ts';
+import type { ActiveConfig, Decision } from '../routing/types.ts';
+import type { ChatCall, ChatTarget } from './call.ts';
+
+/** The in-memory state a proxy call reads; never the database. */
+export interface LiveState {
+  credentialById(orgId: string, id: string): ResolvedCredential | undefined;
+  credentialFor(orgId: string, vendor: VendorId): ResolvedCredential | undefined;
+  config(orgId: string, slug: string): ActiveConfig | undefined;
+  health: HealthTracker;
+}
+
+export type CallKind = 'chat' | 'embeddings' | 'count_tokens';
+
+/** What the HTTP layer knows about a proxy call. */
+export interface ProxyInput {
+  codec: FamilyCodec;
+  principal: Principal;
+  requestId: string;
+  body: unknown;
+  /** The body as the caller sent it, logged instead of serializing `body` again. */
+  rawBody?: string;
+  headers: IncomingHttpHeaders;
+  /** Aborted when the caller goes away. */
+  signal: AbortSignal;
+  /** `POST /alpha/v1/dry-run`: always answer with the routing decision. */
+  dryRun?: boolean;
+}
+
+/** A proxy call once decoded: what hooks see. */
+export interface ProxyCall extends ProxyInput {
+  kind: CallKind;
+  hdr: SvcHeaders;
+  /** performance.now() at arrival. */
+  started: number;
+  /** Date.now() at arrival. */
+  createdAt: number;
+  modelRequested: string;
+  /** Chat calls: the decoded request and its gateway extensions. */
+  chat?: ChatCall;
+  svc?: SvcExtensions;
+}
+
+export type RoutePlan =
+  | { kind: 'direct'; target: ChatTarget; config: null }
+  | { kind: 'config'; cfg: ActiveConfig; config: ConfigRef; decision: Decision; envelope: DryRunEnvelope };
+
+/** A finished answer for the HTTP layer to write; `done()` runs the afterResponse hooks. */
+export type PipelineReply =
+  | {
+      kind: 'json';
+      status: number;
+      headers: Record<string, string>;
+      /** An object to serialize, or JSON text to send as it is. */
+      body: unknown;
+      done(): void;
+    }
+  | {
+      kind: 'stream';
+      headers: Record<string, string>;
+      relay: StreamRelay;
+      /** The family's error record, for a failure the writer itself detects. */
+      errorRecord(e: GatewayError): string;
+      /** Called with the relay's summary; returns the trailers to send and runs the hooks. */
+      done(summary: StreamSummary): Record<string, string>;
+    };

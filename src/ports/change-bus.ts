@@ -1,0 +1,21 @@
+// Change events: how a committed write reaches every in-memory mirror. Stores publish after each
+// write that changes what the proxy sees; live mirrors subscribe and reload the one entity named.
+// An event carries no data, only what changed: subscribers always read the committed row, so an
+// event that arrives twice or late is harmless. Implementations: cluster/local (one process) and,
+// in scale-out mode, one that also fans out to the other instances.
+
+export type ChangeTopic = 'api_key' | 'credential' | 'project' | 'routing_config';
+
+export interface ChangeEvent {
+  topic: ChangeTopic;
+  /** Id of the changed entity (key_, prov_, proj_, rc_). */
+  id: string;
+  orgId: string;
+}
+
+export interface ChangeBus {
+  /** Resolves once every subscriber in this process has applied the change. */
+  publish(ev: ChangeEvent): Promise<void>;
+  subscribe(topic: ChangeTopic, handler: (ev: ChangeEvent) => void | Promise<void>): () => void;
+  close(): Promise<void>;
+}
