@@ -4,6 +4,7 @@
 import { fromUpstream, GatewayError } from '../errors/gateway-error.ts';
 import { readSvcHeaders } from '../families/shared/svc-headers.ts';
 import type { AttemptOutcome } from '../ir/outcome.ts';
+import type { Usage } from '../ir/types.ts';
 import { computeCost, formatCostHeader } from '../providers/catalog/cost.ts';
 import { requestFacts } from '../routing/planner.ts';
 import type { ChatCall } from './call.ts';
@@ -16,13 +17,23 @@ import type { CallKind, PipelineReply, ProxyCall, ProxyInput, RoutePlan } from '
 
 export function newCall(input: ProxyInput, kind: CallKind): ProxyCall {
   const m = (input.body as { model?: unknown } | null)?.model;
+  // Every field written here, in one literal, so each call object has the same shape from the start.
   return {
-    ...input,
+    codec: input.codec,
+    principal: input.principal,
+    requestId: input.requestId,
+    body: input.body,
+    rawBody: input.rawBody,
+    headers: input.headers,
+    signal: input.signal,
+    dryRun: input.dryRun,
     kind,
     hdr: readSvcHeaders(input.headers),
     started: performance.now(),
     createdAt: Date.now(),
     modelRequested: typeof m === 'string' ? m : '',
+    chat: undefined,
+    svc: undefined,
   };
 }
 
@@ -138,15 +149,8 @@ function respond(call: ProxyCall, plan: RoutePlan, served: Served, deps: Pipelin
     const error = outcome.ok || call.signal.aborted ? { message: e.message, code: e.wireCode } : outcome.error;
     return errorReply(call, e, deps, { ...parts, headers, error, costUsd: served.otherCostUsd });
   }
-  const priceOf = (usage: Parameters<typeof computeCost>[2]) => {
-    if (!target) return { costUsd: 0, known: true };
-    const own = computeCost(target.vendor, target.model, usage);
-    return { ...own, costUsd: Math.round((own.costUsd + served.otherCostUsd) * 1e9) / 1e9 };
-  };
-  const unpriced = (known: boolean) =>
-    known || !target ? null : { warning: `no price known for ${target.vendor}/${target.model}; cost recorded as 0` };
   if (outcome.kind === 'json') {
-    const cost = priceOf(outcome.usage);
+    const cost = priceOf(served, outcome.usage);
     headers['x-svc-cost-usd'] = formatCostHeader(cost.costUsd);
     headers['x-svc-latency-ms'] = (performance.now() - call.started).toFixed(2);
     const body = call.svc?.trace ? { ...outcome.body, 'svc:trace': served.trace } : (outcome.bodyText ?? outcome.body);
@@ -164,7 +168,7 @@ function respond(call: ProxyCall, plan: RoutePlan, served: Served, deps: Pipelin
             ttfbMs: outcome.ttfbMs,
             usage: outcome.usage,
             costUsd: cost.costUsd,
-            error: unpriced(cost.known),
+            error: unpriced(served, cost.known),
             responseBody: outcome.bodyText ?? outcome.body,
           }),
         ),
@@ -177,7 +181,7 @@ function respond(call: ProxyCall, plan: RoutePlan, served: Served, deps: Pipelin
     relay: outcome.relay,
     errorRecord: (e) => call.codec.errorRecord(e),
     done(summary) {
-      const cost = priceOf(summary.usage);
+      const cost = priceOf(served, summary.usage);
       finish(
         deps,
         callRecord(call, {
@@ -193,4 +197,18 @@ function respond(call: ProxyCall, plan: RoutePlan, served: Served, deps: Pipelin
       return { 'x-svc-cost-usd': formatCostHeader(cost.costUsd) };
     },
   };
+}
+
+/** The served attempt's cost plus what the other attempts of the plan cost. */
+function priceOf(served: Served, usage: Usage): { costUsd: number; known: boolean } {
+  const target = served.target;
+  if (!target) return { costUsd: 0, known: true };
+  const own = computeCost(target.vendor, target.model, usage);
+  return { known: own.known, costUsd: Math.round((own.costUsd + served.otherCostUsd) * 1e9) / 1e9 };
+}
+
+function unpriced(served: Served, known: boolean): { warning: string } | null {
+  const target = served.target;
+  if (known || !target) return null;
+  return { warning: `no price known for ${target.vendor}/${target.model}; cost recorded as 0` };
 }

@@ -114,7 +114,7 @@ export async function runEmbeddings(input: ProxyInput, deps: PipelineDeps): Prom
         ];
       }
     }
-    const parts = { requestType: REQUEST_TYPE, target, trace, healthSamples: samples, headers };
+    const parts = { requestType: REQUEST_TYPE, target, trace, healthSamples: samples, headers, requestBody: null };
     if (!outcome.ok || !target) {
       const e = outcome.ok ? new GatewayError('no_eligible_candidate') : fromUpstream(outcome.error);
       return errorReply(call, e, deps, { ...parts, error: outcome.ok ? { message: e.message } : outcome.error });
@@ -142,7 +142,14 @@ export async function runEmbeddings(input: ProxyInput, deps: PipelineDeps): Prom
     };
   } catch (err) {
     if (err instanceof GatewayError)
-      return errorReply(call, err, deps, { requestType: REQUEST_TYPE, target, trace, healthSamples: samples, headers });
+      return errorReply(call, err, deps, {
+        requestType: REQUEST_TYPE,
+        target,
+        trace,
+        healthSamples: samples,
+        headers,
+        requestBody: null,
+      });
     throw err;
   }
 }

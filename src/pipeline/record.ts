@@ -47,6 +47,8 @@ export interface RecordParts {
   costUsd?: number;
   error?: unknown;
   trace?: unknown;
+  /** Null keeps the request body out of the row (embeddings: the input can be thousands of texts). */
+  requestBody?: null;
   responseBody?: unknown;
   healthSamples?: HealthSample[];
 }
@@ -77,7 +79,7 @@ export function callRecord(call: ProxyCall, r: RecordParts): CallRecord {
     costUsd: r.costUsd ?? 0,
     error: r.error ?? null,
     trace: r.trace ?? null,
-    requestBody: call.rawBody ?? call.body,
+    requestBody: r.requestBody === null ? null : (call.rawBody ?? call.body),
     responseBody: r.responseBody ?? null,
     createdAt: call.createdAt,
     healthSamples: r.healthSamples ?? [],

@@ -72,11 +72,22 @@ function directTarget(
   const stored = live.credentialFor(req.principal.orgId, resolved.vendor);
   if (req.hdr.providerKey) {
     // BYOK: the key is used for this call only; the base URL still comes from a stored credential if any.
-    return { ...resolved, credential: { apiKey: req.hdr.providerKey, baseUrl: stored?.credential.baseUrl ?? null } };
+    return {
+      vendor: resolved.vendor,
+      vendorAsSent: resolved.vendorAsSent,
+      model: resolved.model,
+      credential: { apiKey: req.hdr.providerKey, baseUrl: stored?.credential.baseUrl ?? null },
+    };
   }
   if (!stored)
     throw new GatewayError('provider_not_configured', { vars: { vendor: resolved.vendorAsSent }, param: 'model' });
-  return { ...resolved, credentialId: stored.id, credential: stored.credential };
+  return {
+    vendor: resolved.vendor,
+    vendorAsSent: resolved.vendorAsSent,
+    model: resolved.model,
+    credentialId: stored.id,
+    credential: stored.credential,
+  };
 }
 
 export function credentialOf(live: LiveState, orgId: string, ref: CandidateRef) {

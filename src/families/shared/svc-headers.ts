@@ -1,6 +1,5 @@
 // The `X-Svc-*` request headers shared by both families (SPEC "Request headers").
 import type { IncomingHttpHeaders } from 'node:http';
-import { headerValue } from '../../util/http-headers.ts';
 
 export interface SvcHeaders {
   userId?: string;
@@ -17,9 +16,15 @@ export interface SvcHeaders {
   altBeta?: string;
 }
 
-/** An empty header counts as absent. */
+/**
+ * An empty header counts as absent. Node lower-cases incoming header names, so a direct look-up is
+ * enough; most of these headers are absent, and a case-insensitive scan for each would walk every
+ * header of every call.
+ */
 function one(h: IncomingHttpHeaders, name: string): string | undefined {
-  return headerValue(h, name) || undefined;
+  const v = h[name];
+  const s = Array.isArray(v) ? v[0] : v;
+  return s === undefined || s === '' ? undefined : s;
 }
 
 /** Parses `k=v,k2=v2`; pieces without `=` are ignored rather than rejected (headers are often hand-written). */

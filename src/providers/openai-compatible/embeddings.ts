@@ -37,7 +37,11 @@ export function fromEmbeddingResponse(body: unknown, req: EmbeddingRequest): Emb
 
 /** Floats as asked; a host that ignores `encoding_format` may still answer base64 float32 LE. */
 function vectorOf(raw: unknown): number[] {
-  if (Array.isArray(raw)) return raw.map((x) => (typeof x === 'number' ? x : Number(x)));
+  if (Array.isArray(raw)) {
+    // Float answers are already number arrays: keep them rather than copy 1,536 numbers per vector.
+    for (const x of raw) if (typeof x !== 'number') return raw.map((y) => (typeof y === 'number' ? y : Number(y)));
+    return raw as number[];
+  }
   if (typeof raw !== 'string') return [];
   const bytes = Buffer.from(raw, 'base64');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
