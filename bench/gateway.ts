@@ -18,6 +18,8 @@ export interface GatewayOptions {
   fakeUrl: string;
   /** When set, the gateway runs under `node --cpu-prof` writing into this folder. */
   cpuProfDir?: string;
+  /** Another checkout to run instead of this one (`npm run bench:compare`); its dist/ must be built. */
+  root?: string;
 }
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -27,14 +29,19 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const dataDir = await mkdtemp(join(tmpdir(), 'sy-bench-data-'));
   // `serve` exits through process.exit on SIGTERM, which is when --cpu-prof writes its file
   const nodeArgs = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : [];
-  const proc = startProc('gateway', process.execPath, [...nodeArgs, join(ROOT, 'bin/switchyard.js'), 'serve'], {
-    ...process.env,
-    SWITCHYARD_PORT: String(port),
-    SWITCHYARD_HOST: '127.0.0.1',
-    SWITCHYARD_DATA_DIR: dataDir,
-    SWITCHYARD_ADMIN_KEY: ADMIN_KEY,
-    SWITCHYARD_LOG_LEVEL: 'warn',
-  });
+  const proc = startProc(
+    'gateway',
+    process.execPath,
+    [...nodeArgs, join(opts.root ?? ROOT, 'bin/switchyard.js'), 'serve'],
+    {
+      ...process.env,
+      SWITCHYARD_PORT: String(port),
+      SWITCHYARD_HOST: '127.0.0.1',
+      SWITCHYARD_DATA_DIR: dataDir,
+      SWITCHYARD_ADMIN_KEY: ADMIN_KEY,
+      SWITCHYARD_LOG_LEVEL: 'warn',
+    },
+  );
   const url = `http://127.0.0.1:${port}`;
   const stop = async () => {
     await proc.stop();

@@ -11,7 +11,7 @@ import type { ChatCall } from './call.ts';
 import type { PipelineDeps } from './deps.ts';
 import { executeChat, type Served } from './executor.ts';
 import { runAfterResponse, runBeforeAttempt, runBeforeRoute } from './hooks.ts';
-import { type CallRecord, callRecord, type RecordParts } from './record.ts';
+import { type CallRecord, callRecord, type RecordParts, recordParts } from './record.ts';
 import { dryRunOf, routeCall } from './route.ts';
 import type { CallKind, PipelineReply, ProxyCall, ProxyInput, RoutePlan } from './types.ts';
 
@@ -46,14 +46,17 @@ export function errorReply(
   call: ProxyCall,
   e: GatewayError,
   deps: PipelineDeps,
-  parts: Omit<RecordParts, 'status'> & { headers?: Record<string, string> },
+  parts: RecordParts,
+  headers: Record<string, string> = {},
 ): PipelineReply {
+  parts.status = e.status;
+  if (parts.error === null) parts.error = { message: e.message, code: e.wireCode };
   return {
     kind: 'json',
     status: e.status,
-    headers: { ...parts.headers, ...e.headers },
+    headers: e.headers ? Object.assign(headers, e.headers) : headers,
     body: call.codec.errorBody(e),
-    done: () => finish(deps, callRecord(call, { ...parts, status: e.status })),
+    done: () => finish(deps, callRecord(call, parts)),
   };
 }
 
@@ -102,7 +105,7 @@ export async function runChat(input: ProxyInput, deps: PipelineDeps): Promise<Pi
     const served = await executeChat(chat, plan, input.principal.orgId, deps.live, input.signal);
     return respond(call, plan, served, deps, 'MISS');
   } catch (err) {
-    if (err instanceof GatewayError) return errorReply(call, err, deps, { requestType });
+    if (err instanceof GatewayError) return errorReply(call, err, deps, recordParts(requestType));
     throw err;
   }
 }
@@ -138,7 +141,10 @@ function respond(call: ProxyCall, plan: RoutePlan, served: Served, deps: Pipelin
     headers['x-svc-config'] = plan.config.slug;
     headers['x-svc-config-version'] = String(plan.config.version);
   }
-  const parts = { requestType, target, trace: served.trace, healthSamples: served.samples };
+  const parts = recordParts(requestType);
+  parts.target = target;
+  parts.trace = served.trace;
+  parts.healthSamples = served.samples;
   if (!outcome.ok || (!target && cache === 'MISS')) {
     // A caller who hung up before the upstream answered is logged 499, not blamed on the upstream.
     const e = call.signal.aborted
@@ -146,8 +152,9 @@ function respond(call: ProxyCall, plan: RoutePlan, served: Served, deps: Pipelin
       : outcome.ok
         ? new GatewayError('no_eligible_candidate')
         : fromUpstream(outcome.error);
-    const error = outcome.ok || call.signal.aborted ? { message: e.message, code: e.wireCode } : outcome.error;
-    return errorReply(call, e, deps, { ...parts, headers, error, costUsd: served.otherCostUsd });
+    if (!outcome.ok && !call.signal.aborted) parts.error = outcome.error;
+    parts.costUsd = served.otherCostUsd;
+    return errorReply(call, e, deps, parts, headers);
   }
   if (outcome.kind === 'json') {
     const cost = priceOf(served, outcome.usage);
@@ -159,19 +166,15 @@ function respond(call: ProxyCall, plan: RoutePlan, served: Served, deps: Pipelin
       status: 200,
       headers,
       body,
-      done: () =>
-        finish(
-          deps,
-          callRecord(call, {
-            ...parts,
-            status: 200,
-            ttfbMs: outcome.ttfbMs,
-            usage: outcome.usage,
-            costUsd: cost.costUsd,
-            error: unpriced(served, cost.known),
-            responseBody: outcome.bodyText ?? outcome.body,
-          }),
-        ),
+      done: () => {
+        parts.status = 200;
+        parts.ttfbMs = outcome.ttfbMs;
+        parts.usage = outcome.usage;
+        parts.costUsd = cost.costUsd;
+        parts.error = unpriced(served, cost.known);
+        parts.responseBody = outcome.bodyText ?? outcome.body;
+        finish(deps, callRecord(call, parts));
+      },
     };
   }
   headers['x-svc-latency-ms'] = (performance.now() - call.started).toFixed(2);
@@ -182,18 +185,13 @@ function respond(call: ProxyCall, plan: RoutePlan, served: Served, deps: Pipelin
     errorRecord: (e) => call.codec.errorRecord(e),
     done(summary) {
       const cost = priceOf(served, summary.usage);
-      finish(
-        deps,
-        callRecord(call, {
-          ...parts,
-          status: summary.aborted ? 499 : summary.error ? 502 : 200,
-          ttfbMs: outcome.ttfbMs,
-          usage: summary.usage,
-          costUsd: cost.costUsd,
-          error: summary.error ?? (summary.aborted ? { message: 'client disconnected' } : null),
-          responseBody: { streamed: true, text: summary.text, stop_reason: summary.stopReason ?? null },
-        }),
-      );
+      parts.status = summary.aborted ? 499 : summary.error ? 502 : 200;
+      parts.ttfbMs = outcome.ttfbMs;
+      parts.usage = summary.usage;
+      parts.costUsd = cost.costUsd;
+      parts.error = summary.error ?? (summary.aborted ? { message: 'client disconnected' } : null);
+      parts.responseBody = { streamed: true, text: summary.text, stop_reason: summary.stopReason ?? null };
+      finish(deps, callRecord(call, parts));
       return { 'x-svc-cost-usd': formatCostHeader(cost.costUsd) };
     },
   };

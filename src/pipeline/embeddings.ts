@@ -2,15 +2,13 @@
 // `@slug`, the same flow as chat) -> dry run? -> attempts -> dimension checks -> encode -> hooks.
 import { fromUpstream, GatewayError } from '../errors/gateway-error.ts';
 import { computeCost, formatCostHeader } from '../providers/catalog/cost.ts';
-import type { DecisionTrace } from '../routing/trace.ts';
 import type { RequestFacts } from '../routing/types.ts';
-import type { ChatTarget } from './call.ts';
 import { errorReply, finish, newCall } from './chat.ts';
 import type { PipelineDeps } from './deps.ts';
 import { decodeEmbeddingsBody, type EmbedOutcome, embedOnce, encodeEmbeddings } from './embed-attempt.ts';
 import { executeEmbedding } from './embed-route.ts';
 import { runBeforeRoute } from './hooks.ts';
-import { callRecord, type HealthSample } from './record.ts';
+import { callRecord, recordParts } from './record.ts';
 import { dryRunOf, routeCall } from './route.ts';
 import type { PipelineReply, ProxyInput } from './types.ts';
 
@@ -53,9 +51,8 @@ function embedFacts(
 export async function runEmbeddings(input: ProxyInput, deps: PipelineDeps): Promise<PipelineReply> {
   const call = newCall(input, 'embeddings');
   const { principal } = input;
-  let target: ChatTarget | undefined;
-  let trace: DecisionTrace | null = null;
-  let samples: HealthSample[] = [];
+  const parts = recordParts(REQUEST_TYPE);
+  parts.keepRequestBody = false;
   const headers: Record<string, string> = {};
   try {
     const body = decodeEmbeddingsBody(input.body);
@@ -91,9 +88,13 @@ export async function runEmbeddings(input: ProxyInput, deps: PipelineDeps): Prom
         deps.live,
         input.signal,
       );
-      ({ outcome, target, trace, samples } = served);
+      outcome = served.outcome;
+      parts.target = served.target;
+      parts.trace = served.trace;
+      parts.healthSamples = served.samples;
     } else {
-      target = plan.target;
+      const target = plan.target;
+      parts.target = target;
       const started = performance.now();
       outcome = await embedOnce(
         { model: target.model, input: body.input, dimensions: body.dimensions, user },
@@ -103,7 +104,7 @@ export async function runEmbeddings(input: ProxyInput, deps: PipelineDeps): Prom
       if (target.credentialId !== undefined && !input.signal.aborted) {
         const ref = { vendor: target.vendor, vendorAsSent: target.vendorAsSent, model: target.model };
         const status = outcome.ok ? 200 : outcome.error.status;
-        samples = [
+        parts.healthSamples = [
           {
             ref,
             ok: outcome.ok,
@@ -114,20 +115,19 @@ export async function runEmbeddings(input: ProxyInput, deps: PipelineDeps): Prom
         ];
       }
     }
-    const parts = { requestType: REQUEST_TYPE, target, trace, healthSamples: samples, headers, requestBody: null };
+    const target = parts.target;
     if (!outcome.ok || !target) {
       const e = outcome.ok ? new GatewayError('no_eligible_candidate') : fromUpstream(outcome.error);
-      return errorReply(call, e, deps, { ...parts, error: outcome.ok ? { message: e.message } : outcome.error });
+      if (!outcome.ok) parts.error = outcome.error;
+      return errorReply(call, e, deps, parts, headers);
     }
     const usage = { input: outcome.response.usage.input, output: 0 };
     const cost = computeCost(target.vendor, target.model, usage);
-    Object.assign(headers, {
-      'x-svc-model-used': target.model,
-      'x-svc-provider-used': target.vendorAsSent,
-      'x-svc-provider': target.vendorAsSent,
-      'x-svc-cost-usd': formatCostHeader(cost.costUsd),
-      'x-svc-latency-ms': (performance.now() - call.started).toFixed(2),
-    });
+    headers['x-svc-model-used'] = target.model;
+    headers['x-svc-provider-used'] = target.vendorAsSent;
+    headers['x-svc-provider'] = target.vendorAsSent;
+    headers['x-svc-cost-usd'] = formatCostHeader(cost.costUsd);
+    headers['x-svc-latency-ms'] = (performance.now() - call.started).toFixed(2);
     const responseBody =
       body.encodingFormat === 'float' && outcome.alphaFloatText !== undefined
         ? outcome.alphaFloatText
@@ -138,18 +138,15 @@ export async function runEmbeddings(input: ProxyInput, deps: PipelineDeps): Prom
       headers,
       body: responseBody,
       // Vectors are not kept in the log: they are large and the input says what was embedded.
-      done: () => finish(deps, callRecord(call, { ...parts, status: 200, usage, costUsd: cost.costUsd })),
+      done: () => {
+        parts.status = 200;
+        parts.usage = usage;
+        parts.costUsd = cost.costUsd;
+        finish(deps, callRecord(call, parts));
+      },
     };
   } catch (err) {
-    if (err instanceof GatewayError)
-      return errorReply(call, err, deps, {
-        requestType: REQUEST_TYPE,
-        target,
-        trace,
-        healthSamples: samples,
-        headers,
-        requestBody: null,
-      });
+    if (err instanceof GatewayError) return errorReply(call, err, deps, parts, headers);
     throw err;
   }
 }

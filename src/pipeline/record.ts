@@ -1,6 +1,7 @@
 // What the afterResponse hooks see of a finished call: one record per call, whatever its kind.
 import type { Usage } from '../ir/types.ts';
 import type { CandidateRef } from '../routing/types.ts';
+import type { ChatTarget } from './call.ts';
 import type { ProxyCall } from './types.ts';
 
 export interface HealthSample {
@@ -38,36 +39,63 @@ export interface CallRecord {
   healthSamples: HealthSample[];
 }
 
+/**
+ * What a flow learns about its call as it goes, filled in by assignment: one object per call with
+ * every field present from the start, so finishing a call copies nothing.
+ */
 export interface RecordParts {
   status: number;
   requestType: string;
-  target?: { model: string; vendorAsSent: string; credentialId?: string };
-  ttfbMs?: number;
-  usage?: Usage;
-  costUsd?: number;
-  error?: unknown;
-  trace?: unknown;
-  /** Null keeps the request body out of the row (embeddings: the input can be thousands of texts). */
-  requestBody?: null;
-  responseBody?: unknown;
-  healthSamples?: HealthSample[];
+  target: ChatTarget | undefined;
+  ttfbMs: number | undefined;
+  usage: Usage | undefined;
+  costUsd: number;
+  error: unknown;
+  trace: unknown;
+  /** False keeps the request body out of the row (embeddings: the input can be thousands of texts). */
+  keepRequestBody: boolean;
+  responseBody: unknown;
+  healthSamples: HealthSample[];
+}
+
+export function recordParts(requestType: string): RecordParts {
+  return {
+    status: 0,
+    requestType,
+    target: undefined,
+    ttfbMs: undefined,
+    usage: undefined,
+    costUsd: 0,
+    error: null,
+    trace: null,
+    keepRequestBody: true,
+    responseBody: null,
+    healthSamples: NO_SAMPLES,
+  };
+}
+
+const NO_SAMPLES: HealthSample[] = [];
+
+function metaString(meta: Record<string, unknown> | undefined, key: string): string | null {
+  const v = meta?.[key];
+  return typeof v === 'string' ? v : null;
 }
 
 /** The identity of the call (who, which end user, which tags) comes from headers, svc keys and metadata. */
 export function callRecord(call: ProxyCall, r: RecordParts): CallRecord {
   const svc = call.svc;
   const meta = svc?.metadata;
-  const metaStr = (k: string): string | null => (typeof meta?.[k] === 'string' ? (meta[k] as string) : null);
+  const hdr = call.hdr;
   return {
     id: call.requestId,
     requestType: r.requestType,
     orgId: call.principal.orgId,
     projectId: call.principal.projectId,
     keyId: call.principal.keyId,
-    endUser: call.hdr.userId ?? svc?.endUser ?? call.chat?.ir.params.user ?? metaStr('user_id'),
-    tags: svc ? { ...svc.tags, ...call.hdr.tags } : call.hdr.tags,
-    traceId: call.hdr.traceId ?? metaStr('trace_id'),
-    conversationId: call.hdr.conversationId ?? metaStr('conversation_id'),
+    endUser: hdr.userId ?? svc?.endUser ?? call.chat?.ir.params.user ?? metaString(meta, 'user_id'),
+    tags: svc ? { ...svc.tags, ...hdr.tags } : hdr.tags,
+    traceId: hdr.traceId ?? metaString(meta, 'trace_id'),
+    conversationId: hdr.conversationId ?? metaString(meta, 'conversation_id'),
     modelRequested: call.modelRequested,
     modelUsed: r.target?.model ?? null,
     provider: r.target?.vendorAsSent ?? null,
@@ -76,12 +104,12 @@ export function callRecord(call: ProxyCall, r: RecordParts): CallRecord {
     latencyMs: performance.now() - call.started,
     ttfbMs: r.ttfbMs ?? null,
     usage: r.usage ?? { input: 0, output: 0 },
-    costUsd: r.costUsd ?? 0,
-    error: r.error ?? null,
-    trace: r.trace ?? null,
-    requestBody: r.requestBody === null ? null : (call.rawBody ?? call.body),
-    responseBody: r.responseBody ?? null,
+    costUsd: r.costUsd,
+    error: r.error,
+    trace: r.trace,
+    requestBody: r.keepRequestBody ? (call.rawBody ?? call.body) : null,
+    responseBody: r.responseBody,
     createdAt: call.createdAt,
-    healthSamples: r.healthSamples ?? [],
+    healthSamples: r.healthSamples,
   };
 }

@@ -1,0 +1,88 @@
+// Before/after on one machine in one run: this checkout's gateway against another checkout's
+// (`--base <dir>`, e.g. a `git worktree` of the previous commit), both on the same fake upstream,
+// measured alternately round after round so drift in machine load hits both alike. Reports CPU per
+// request and RPS at c=32 per scenario, with after/before ratios.
+//
+//   git worktree add ../base <commit> && (cd ../base && npm ci && npm run build)
+//   npm run bench:compare -- --base ../base [--rounds 5] [--duration 5] [--only passthrough,embeddings]
+import { execFileSync } from 'node:child_process';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { cpuMs } from './cpu.ts';
+import { type Gateway, startGateway } from './gateway.ts';
+import { autocannonGenerator } from './load/autocannon.ts';
+import { SCENARIOS } from './scenarios.ts';
+import { ROOT, startFake } from './stack.ts';
+
+interface Sample {
+  cpuUsPerReq: number;
+  rps: number;
+  failed: number;
+}
+
+const { values } = parseArgs({
+  options: {
+    base: { type: 'string' },
+    rounds: { type: 'string', default: '5' },
+    duration: { type: 'string', default: '5' },
+    only: { type: 'string' },
+  },
+});
+if (!values.base)
+  throw new Error('usage: npm run bench:compare -- --base <other checkout> [--rounds n] [--duration s] [--only ids]');
+const baseRoot = resolve(values.base);
+const rounds = Number(values.rounds);
+const durationSec = Number(values.duration);
+const only = values.only?.split(',');
+const scenarios = SCENARIOS.filter((s) => !only || only.includes(s.id)).filter((s) => s.measures.includes('c32'));
+
+execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });
+const fake = await startFake();
+const gateways: Record<'before' | 'after', Gateway> = {
+  before: await startGateway({ fakeUrl: fake.url, root: baseRoot }),
+  after: await startGateway({ fakeUrl: fake.url }),
+};
+const load = autocannonGenerator();
+
+async function measure(gw: Gateway, scenarioId: string): Promise<Sample> {
+  const scenario = SCENARIOS.find((s) => s.id === scenarioId);
+  if (!scenario) throw new Error(`unknown scenario ${scenarioId}`);
+  const pid = gw.proc.pid;
+  const before = cpuMs(pid) ?? 0;
+  const r = await load.run({ ...scenario.gateway(gw.url), connections: 32, durationSec });
+  const after = cpuMs(pid) ?? 0;
+  return { cpuUsPerReq: ((after - before) * 1000) / Math.max(1, r.requests), rps: r.rps, failed: r.non2xx + r.errors };
+}
+
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const rows: string[] = [];
+try {
+  for (const s of scenarios) {
+    const got: Record<'before' | 'after', Sample[]> = { before: [], after: [] };
+    // One unrecorded run each so both have warm JITs and pools.
+    await measure(gateways.before, s.id);
+    await measure(gateways.after, s.id);
+    for (let i = 0; i < rounds; i++) {
+      for (const side of ['before', 'after'] as const) got[side].push(await measure(gateways[side], s.id));
+    }
+    const cpu = {
+      before: mean(got.before.map((x) => x.cpuUsPerReq)),
+      after: mean(got.after.map((x) => x.cpuUsPerReq)),
+    };
+    const rps = { before: mean(got.before.map((x) => x.rps)), after: mean(got.after.map((x) => x.rps)) };
+    const failed = [...got.before, ...got.after].reduce((a, x) => a + x.failed, 0);
+    const row = `| ${s.id} | ${cpu.before.toFixed(0)} | ${cpu.after.toFixed(0)} | ${(cpu.after / cpu.before).toFixed(3)} | ${rps.before.toFixed(0)} | ${rps.after.toFixed(0)} | ${(rps.after / rps.before).toFixed(3)} | ${failed} |`;
+    rows.push(row);
+    console.log(row);
+  }
+} finally {
+  await gateways.before.stop();
+  await gateways.after.stop();
+  await fake.proc.stop();
+}
+console.log(
+  `\n${rounds} alternated rounds of ${durationSec} s at c=32 per scenario (autocannon), before = ${baseRoot}\n`,
+);
+console.log('| scenario | CPU/req before, us | after | ratio | RPS before | after | ratio | failed |');
+console.log('|---|---|---|---|---|---|---|---|');
+for (const r of rows) console.log(r);
