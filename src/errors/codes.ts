@@ -29,6 +29,7 @@ export const ERROR_CODES = {
   invalid_parameter: invalid('{message}'),
   invalid_json: invalid('Malformed JSON in request body: {detail}'),
   empty_body: invalid('Request body is empty'),
+  json_too_deep: invalid('Request body nests deeper than {limit} levels'),
   unsupported_content_type: invalid('Unsupported Content-Type: send the body as application/json'),
   invalid_content_length: invalid('Invalid content-length header'),
   invalid_url: invalid('The request URL is malformed'),
@@ -44,6 +45,7 @@ export const ERROR_CODES = {
   invalid_tool_arguments: invalid('{message}'),
   unsupported_tool: invalid('{message}'),
   model_not_found: invalid('unknown model "{model}"; {accepted}'),
+  invalid_model: invalid('model must be 1-256 printable ASCII characters, got "{model}"'),
   routing_config_not_found: {
     status: 404,
     alpha: 'not_found_error',

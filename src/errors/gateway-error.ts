@@ -95,3 +95,8 @@ export function betaTypeForStatus(status: number, fallback: string): string {
   if (status === 529) return 'overloaded_error';
   return fallback;
 }
+
+/** Caller input quoted in an error message, cut so a huge value never comes back whole. */
+export function echo(value: string, max = 80): string {
+  return value.length <= max ? value : `${value.slice(0, max)}... (${value.length} characters)`;
+}

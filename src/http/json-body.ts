@@ -2,6 +2,10 @@
 // stays on the request for byte-exact pass-through. Malformed JSON is a 400, never a 500.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { GatewayError } from '../errors/gateway-error.ts';
+import { jsonDepthExceeds } from '../util/json-depth.ts';
+
+/** Deeper bodies are refused: real tool schemas nest a few dozen levels at most. */
+export const MAX_JSON_DEPTH = 128;
 
 export function registerJsonParser(app: FastifyInstance): void {
   // text/plain is dropped too: a JSON API given form text should say "wrong content type", not
@@ -12,6 +16,10 @@ export function registerJsonParser(app: FastifyInstance): void {
     request.rawBody = text;
     if (text.trim() === '') {
       done(null, undefined);
+      return;
+    }
+    if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
+      done(new GatewayError('json_too_deep', { vars: { limit: MAX_JSON_DEPTH } }));
       return;
     }
     try {

@@ -10,6 +10,7 @@ import { runCountTokens } from '../pipeline/count-tokens.ts';
 import type { PipelineDeps } from '../pipeline/deps.ts';
 import { runEmbeddings } from '../pipeline/embeddings.ts';
 import type { PipelineReply, ProxyInput } from '../pipeline/types.ts';
+import { safeHeaders } from './header-value.ts';
 import { writeSse } from './sse.ts';
 
 type Flow = (input: ProxyInput, deps: PipelineDeps) => Promise<PipelineReply>;
@@ -50,7 +51,7 @@ async function serve(
     await writeSse(reply.raw, out, signal);
     return reply;
   }
-  reply.code(out.status).headers(out.headers);
+  reply.code(out.status).headers(safeHeaders(out.headers));
   if (typeof out.body === 'string') reply.type('application/json; charset=utf-8');
   reply.send(out.body);
   // Hooks (the log row among them) run after the answer is on its way.

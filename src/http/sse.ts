@@ -4,6 +4,7 @@ import type { ServerResponse } from 'node:http';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { StreamSummary } from '../ir/outcome.ts';
 import type { PipelineReply } from '../pipeline/types.ts';
+import { safeHeaders } from './header-value.ts';
 
 type StreamReply = Extract<PipelineReply, { kind: 'stream' }>;
 
@@ -12,7 +13,7 @@ export async function writeSse(raw: ServerResponse, reply: StreamReply, signal: 
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
     connection: 'keep-alive',
-    ...reply.headers,
+    ...safeHeaders(reply.headers),
     trailer: 'x-svc-cost-usd',
   });
   let summary: StreamSummary;
@@ -55,7 +56,7 @@ export async function writeSse(raw: ServerResponse, reply: StreamReply, signal: 
   }
   const trailers = reply.done(summary);
   if (!raw.destroyed) {
-    raw.addTrailers(trailers);
+    raw.addTrailers(safeHeaders(trailers));
     raw.end();
   }
 }

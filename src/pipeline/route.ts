@@ -1,7 +1,7 @@
 // The one routing flow of every proxy call: a direct model name becomes a target with its
 // credential; an `@slug` becomes a planned decision from the live config. The checks that belong to
 // routing live here once: BYOK only on direct names, the config's project, the config's kind.
-import { GatewayError } from '../errors/gateway-error.ts';
+import { echo, GatewayError } from '../errors/gateway-error.ts';
 import type { SvcHeaders } from '../families/shared/svc-headers.ts';
 import type { Principal } from '../live/principals.ts';
 import { ACCEPTED_MODEL_FORMS, parseModelRef } from '../providers/registry.ts';
@@ -25,11 +25,16 @@ const WRONG_KIND: Record<RouteRequest['kind'], string> = {
   embedding: 'not_an_embedding_model',
 };
 
+/** Model names and slugs are ASCII; anything else would end up in a response header. */
+const MODEL_NAME = /^[\x21-\x7e]{1,256}$/;
+
 export function routeCall(req: RouteRequest, live: LiveState): RoutePlan {
+  if (!MODEL_NAME.test(req.model))
+    throw new GatewayError('invalid_model', { vars: { model: echo(req.model) }, param: 'model' });
   const ref = parseModelRef(req.model);
   if (!ref)
     throw new GatewayError('model_not_found', {
-      vars: { model: req.model, accepted: ACCEPTED_MODEL_FORMS },
+      vars: { model: echo(req.model), accepted: ACCEPTED_MODEL_FORMS },
       param: 'model',
     });
   if (ref.kind === 'direct') return { kind: 'direct', target: directTarget(ref.resolved, req, live), config: null };

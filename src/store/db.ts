@@ -1,6 +1,6 @@
 // Opens the database for the configured mode: SQLite in the data dir (embedded default) or
 // PostgreSQL when SWITCHYARD_DATABASE_URL is set. Nothing outside store/ knows which one it got.
-import { mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
@@ -57,9 +57,12 @@ async function openPostgres(url: string, schema: string | null): Promise<OpenedD
 }
 
 function openSqlite(dataDir: string): OpenedDb {
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const file = join(dataDir, 'switchyard.db');
   const sqlite = new SQLite(file);
+  // Logged prompts live here: owner-only, like master.key. SQLite gives the -wal and -shm files
+  // the database file's mode when it creates them; ones left by an older version are fixed too.
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(f)) chmodSync(f, 0o600);
   sqlite.pragma('journal_mode = WAL');
   // The CLI may write while the server runs; wait for the lock instead of failing at once.
   sqlite.pragma('busy_timeout = 5000');

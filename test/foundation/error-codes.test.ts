@@ -9,7 +9,11 @@ test('the README error table matches src/errors/codes.ts', () => {
   const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
   const m = /<!-- error-codes:start -->\n([\s\S]*?)\n<!-- error-codes:end -->/.exec(readme);
   assert.ok(m, 'README.md has no error-codes block');
-  assert.equal(m[1], errorTableMarkdown(), 'regenerate the README block from errorTableMarkdown()');
+  assert.equal(
+    m[1],
+    errorTableMarkdown(),
+    'regenerate it: node --import tsx -e "import(\'./src/errors/codes.ts\').then((m) => console.log(m.errorTableMarkdown()))"',
+  );
 });
 
 test('every registry entry renders a status, both types and a message', () => {
