@@ -10,6 +10,7 @@ import { registerErrorHandlers } from './http/error-handler.ts';
 import { registerJsonParser } from './http/json-body.ts';
 import { registerMcpRoutes } from './http/mcp.ts';
 import { proxyRoutes } from './http/proxy-routes.ts';
+import { onClientError, onFrameworkError } from './http/transport-errors.ts';
 import { registerOperationRoutes } from './http/rest.ts';
 import { requestLogHook } from './logs/request-log-hook.ts';
 import { liveStateOf } from './manage/live-state.ts';
@@ -51,6 +52,8 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
       disableRequestLogging: !requestLogging,
     }),
     return503OnClosing: true,
+    frameworkErrors: onFrameworkError,
+    clientErrorHandler: onClientError,
   });
   app.decorate('svc', svc);
   app.decorateRequest('principal', null as unknown as never);

@@ -33,6 +33,25 @@ export const ERROR_CODES = {
   unsupported_content_type: invalid('Unsupported Content-Type: send the body as application/json'),
   invalid_content_length: invalid('Invalid content-length header'),
   invalid_url: invalid('The request URL is malformed'),
+  path_too_long: {
+    status: 414,
+    alpha: 'invalid_request_error',
+    beta: 'invalid_request_error',
+    message: 'A path parameter is longer than 100 characters',
+  },
+  headers_too_large: {
+    status: 431,
+    alpha: 'invalid_request_error',
+    beta: 'invalid_request_error',
+    message: 'Request headers are larger than the server accepts (16 KB)',
+  },
+  malformed_request: invalid('Malformed HTTP request (content-length, transfer-encoding or request line)'),
+  request_timeout: {
+    status: 408,
+    alpha: 'invalid_request_error',
+    beta: 'invalid_request_error',
+    message: 'The request was not received in time',
+  },
   invalid_cursor: invalid('Invalid cursor: pass the next_cursor value of a previous page unchanged'),
   request_too_large: {
     status: 413,
