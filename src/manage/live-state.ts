@@ -7,6 +7,7 @@ export function liveStateOf(svc: Services): LiveState {
     credentialById: (orgId, id) => svc.credentials.get(orgId, id),
     credentialFor: (orgId, vendor) => svc.credentials.resolve(orgId, vendor),
     config: (orgId, slug) => svc.routing.configs.get(orgId, slug),
+    projectDeleted: (projectId) => svc.projects.cached(projectId)?.deleted === true,
     health: svc.routing.health,
   };
 }

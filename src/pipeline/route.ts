@@ -41,9 +41,11 @@ export function routeCall(req: RouteRequest, live: LiveState): RoutePlan {
   if (req.hdr.providerKey) throw new GatewayError('provider_key_not_allowed', { param: 'model' });
   const cfg = live.config(req.principal.orgId, ref.slug);
   // A project-scoped key sees its own project's configs and the org-wide ones, never another project's.
+  // A soft-deleted project's configs stop serving with it.
   const visible =
     cfg !== undefined &&
-    (cfg.projectId === null || req.principal.projectId === null || cfg.projectId === req.principal.projectId);
+    (cfg.projectId === null || req.principal.projectId === null || cfg.projectId === req.principal.projectId) &&
+    (cfg.projectId === null || !live.projectDeleted(cfg.projectId));
   if (!cfg || !visible)
     throw new GatewayError('routing_config_not_found', { vars: { slug: ref.slug }, param: 'model' });
   const { decision, envelope } = configDryRun(cfg, req.facts(cfg.embeddingDimensions), {

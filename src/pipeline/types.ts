@@ -19,6 +19,8 @@ export interface LiveState {
   credentialById(orgId: string, id: string): ResolvedCredential | undefined;
   credentialFor(orgId: string, vendor: VendorId): ResolvedCredential | undefined;
   config(orgId: string, slug: string): ActiveConfig | undefined;
+  /** Whether a project is soft-deleted (its configs no longer serve). */
+  projectDeleted(projectId: string): boolean;
   health: HealthTracker;
 }
 

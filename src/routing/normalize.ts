@@ -17,8 +17,14 @@ export function strategyName(v: unknown, field = 'strategy'): StrategyName {
   return name as StrategyName;
 }
 
+/** More candidates than this is a mistake (or an attack on the plan loop), not a routing policy. */
+export const MAX_CANDIDATES = 16;
+
 export function compileStrategy(strategy: StrategyName, config: Record<string, unknown>): CompiledStrategy {
-  return STRATEGIES[strategy].compile(config);
+  const compiled = STRATEGIES[strategy].compile(config);
+  if (compiled.refs.length > MAX_CANDIDATES)
+    throw new ConfigError('config', `at most ${MAX_CANDIDATES} candidates per config, got ${compiled.refs.length}`);
+  return compiled;
 }
 
 const SLUG = /^[a-z0-9][a-z0-9._-]{0,63}$/;

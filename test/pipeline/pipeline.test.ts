@@ -109,3 +109,35 @@ describe('routing configs are project-scoped on every endpoint', () => {
     assert.equal(JSON.parse(wrongKind.text).error.code, 'routing_config_kind_mismatch');
   });
 });
+
+describe('config misuse', () => {
+  test('a soft-deleted project’s configs stop serving (404)', async () => {
+    const p = await api(env.gw, 'POST', '/manage/v1/projects', { name: 'soon gone' });
+    const id = (p.json as { id: string }).id;
+    const cfg = await api(env.gw, 'POST', '/manage/v1/routing-configs', {
+      project_id: id,
+      name: 'gone',
+      slug: 'gone-with-project',
+      strategy: 'single',
+      config: { model: 'openai/gpt-4o-mini' },
+    });
+    assert.equal(cfg.status, 201, JSON.stringify(cfg.json));
+    const body = { model: '@gone-with-project', messages: [{ role: 'user', content: 'hi' }] };
+    assert.equal((await post('/alpha/v1/chat/completions', body)).status, 200);
+    assert.equal((await api(env.gw, 'DELETE', `/manage/v1/projects/${id}`)).status, 200);
+    const after = await post('/alpha/v1/chat/completions', body);
+    assert.equal(after.status, 404, after.text);
+  });
+
+  test('more than 16 candidates in one config is a 400 naming config', async () => {
+    const attempts = Array.from({ length: 17 }, () => ({ model: 'openai/gpt-4o-mini' }));
+    const r = await api(env.gw, 'POST', '/manage/v1/routing-configs', {
+      name: 'too many',
+      slug: 'too-many',
+      strategy: 'fallback',
+      config: { attempts },
+    });
+    assert.equal(r.status, 400, JSON.stringify(r.json));
+    assert.equal((r.json as { error: { param: string } }).error.param, 'config');
+  });
+});
