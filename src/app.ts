@@ -91,6 +91,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   await app.register(
     proxyRoutes({
       live: liveStateOf(svc),
+      deadlines: { upstreamMs: config.upstreamTimeoutMs, streamIdleMs: config.streamIdleTimeoutMs },
       hooks,
       onHookError: (err) => svc.logger.error({ err }, 'an afterResponse hook failed'),
     }),

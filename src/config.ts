@@ -21,12 +21,25 @@ export interface Config {
   logLevel: LogLevel;
   /** How often in-memory caches poll the store for changes made by other processes. */
   refreshIntervalMs: number;
+  /** Until an upstream's response starts (and the longest pause inside a non-stream body). */
+  upstreamTimeoutMs: number;
+  /** The longest pause between two chunks of an upstream stream. */
+  streamIdleTimeoutMs: number;
 }
 
 const LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 function nonEmpty(v: string | undefined): string | null {
   return v !== undefined && v.trim() !== '' ? v.trim() : null;
+}
+
+/** A positive whole number of milliseconds, or the default when unset. */
+function parseMs(raw: string | null, name: string, fallback: number): number {
+  if (raw === null) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n <= 0)
+    throw new Error(`${name} must be a positive number of milliseconds, got "${raw}"`);
+  return n;
 }
 
 function parsePort(raw: string | null): number {
@@ -69,5 +82,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     masterKey: overrides.masterKey !== undefined ? overrides.masterKey : nonEmpty(env.SWITCHYARD_MASTER_KEY),
     logLevel: overrides.logLevel ?? parseLevel(nonEmpty(env.SWITCHYARD_LOG_LEVEL)),
     refreshIntervalMs: overrides.refreshIntervalMs ?? 500,
+    upstreamTimeoutMs:
+      overrides.upstreamTimeoutMs ??
+      parseMs(nonEmpty(env.SWITCHYARD_UPSTREAM_TIMEOUT_MS), 'SWITCHYARD_UPSTREAM_TIMEOUT_MS', 300_000),
+    streamIdleTimeoutMs:
+      overrides.streamIdleTimeoutMs ??
+      parseMs(nonEmpty(env.SWITCHYARD_STREAM_IDLE_TIMEOUT_MS), 'SWITCHYARD_STREAM_IDLE_TIMEOUT_MS', 60_000),
   };
 }

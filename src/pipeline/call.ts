@@ -1,6 +1,7 @@
 // The chat call as every attempt sees it, and the upstream target an attempt is sent to.
 import type { FamilyCodec } from '../families/shared/codec.ts';
 import type { ChatRequest } from '../ir/types.ts';
+import type { Deadlines } from '../providers/http.ts';
 import type { Credential, VendorId } from '../providers/types.ts';
 
 export interface ChatCall {
@@ -17,6 +18,8 @@ export interface ChatCall {
   userOverride?: string;
   /** Upstream headers decided by the family (beta: anthropic-version / anthropic-beta). */
   upstreamHeaders?: Record<string, string>;
+  /** Upstream deadlines of this call (the transport's defaults when unset). */
+  deadlines?: Deadlines;
 }
 
 export interface ChatTarget {

@@ -39,7 +39,7 @@ export async function attemptChat(call: ChatCall, target: ChatTarget, signal: Ab
           call.ir.stream,
         )
       : await adapter.chatRequest({ ...call.ir, model: target.model }, t);
-    const res = await sendUpstream(spec, { signal });
+    const res = await sendUpstream(spec, { signal, deadlines: call.deadlines });
     const ttfbMs = performance.now() - started;
     if (res.status < 200 || res.status >= 300) {
       const text = await res.body.text();

@@ -4,7 +4,7 @@
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { EmbeddingRequest, EmbeddingResponse, UpstreamErrorInfo } from '../ir/types.ts';
 import { lookupModel } from '../providers/catalog/index.ts';
-import { sendUpstream, UpstreamTransportError } from '../providers/http.ts';
+import { type Deadlines, sendUpstream, UpstreamTransportError } from '../providers/http.ts';
 import { chatAdapterFor, embeddingAdapterFor } from '../providers/registry.ts';
 import type { Target } from '../providers/types.ts';
 
@@ -81,6 +81,7 @@ export async function embedOnce(
   target: Target,
   signal: AbortSignal,
   expectDimensions?: number,
+  deadlines?: Deadlines,
 ): Promise<EmbedOutcome> {
   const adapter = embeddingAdapterFor(target.vendor);
   if (!adapter) {
@@ -106,7 +107,7 @@ export async function embedOnce(
     const bodies: unknown[] = [];
     let lastText = '';
     for (const spec of specs) {
-      const res = await sendUpstream(spec, { signal });
+      const res = await sendUpstream(spec, { signal, deadlines });
       const text = await res.body.text();
       if (res.status < 200 || res.status >= 300) {
         return { ok: false, error: errorAdapter.decodeError(res.status, text, res.headers) };

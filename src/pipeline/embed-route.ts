@@ -2,6 +2,7 @@
 // can produce the pinned length), then they are tried in order with the config's retry rule. The
 // pinned length is sent upstream and checked on every vector.
 import type { EmbeddingRequest } from '../ir/types.ts';
+import type { Deadlines } from '../providers/http.ts';
 import { shouldRetry } from '../routing/acceptance.ts';
 import type { AttemptRecord } from '../routing/execute-types.ts';
 import { type DecisionTrace, decisionTrace } from '../routing/trace.ts';
@@ -17,6 +18,7 @@ export interface EmbedRouteInput {
   cfg: ActiveConfig;
   input: string[];
   user?: string;
+  deadlines?: Deadlines;
 }
 
 export interface EmbedServed {
@@ -61,6 +63,7 @@ export async function executeEmbedding(
       { vendor: target.vendor, model: target.model, credential: target.credential },
       ctl.signal,
       plan.dims,
+      i.deadlines,
     );
     if (timer) clearTimeout(timer);
     signal.removeEventListener('abort', relay);

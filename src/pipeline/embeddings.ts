@@ -3,7 +3,7 @@
 import { fromUpstream, GatewayError } from '../errors/gateway-error.ts';
 import { computeCost, formatCostHeader } from '../providers/catalog/cost.ts';
 import type { RequestFacts } from '../routing/types.ts';
-import { errorReply, finish, newCall } from './chat.ts';
+import { deadlinesOf, errorReply, finish, newCall } from './chat.ts';
 import type { PipelineDeps } from './deps.ts';
 import { decodeEmbeddingsBody, type EmbedOutcome, embedOnce, encodeEmbeddings } from './embed-attempt.ts';
 import { executeEmbedding } from './embed-route.ts';
@@ -83,7 +83,7 @@ export async function runEmbeddings(input: ProxyInput, deps: PipelineDeps): Prom
       headers['x-svc-config'] = plan.config.slug;
       headers['x-svc-config-version'] = String(plan.config.version);
       const served = await executeEmbedding(
-        { orgId: principal.orgId, cfg: plan.cfg, input: body.input, user },
+        { orgId: principal.orgId, cfg: plan.cfg, input: body.input, user, deadlines: deadlinesOf(deps, false) },
         { decision: plan.decision, dims },
         deps.live,
         input.signal,
@@ -100,6 +100,8 @@ export async function runEmbeddings(input: ProxyInput, deps: PipelineDeps): Prom
         { model: target.model, input: body.input, dimensions: body.dimensions, user },
         { vendor: target.vendor, model: target.model, credential: target.credential },
         input.signal,
+        undefined,
+        deadlinesOf(deps, false),
       );
       if (target.credentialId !== undefined && !input.signal.aborted) {
         const ref = { vendor: target.vendor, vendorAsSent: target.vendorAsSent, model: target.model };

@@ -108,6 +108,10 @@ export interface DispatchRequest {
   headers: Record<string, string>;
   body?: string | Uint8Array;
   signal?: AbortSignal;
+  /** Milliseconds until the response headers arrive (the agent's default when unset). */
+  headersTimeout?: number;
+  /** Milliseconds the body may pause between two chunks. */
+  bodyTimeout?: number;
 }
 
 function abortReason(signal: AbortSignal): Error {
@@ -173,6 +177,8 @@ export function dispatchRequest(dispatcher: Dispatcher, req: DispatchRequest): P
         method: req.method as Dispatcher.HttpMethod,
         headers: req.headers,
         body: req.body,
+        headersTimeout: req.headersTimeout,
+        bodyTimeout: req.bodyTimeout,
       },
       handler,
     );

@@ -25,6 +25,14 @@ export interface UpstreamResponse {
 
 export interface SendOptions {
   signal?: AbortSignal;
+  /** Deadlines of this call; see `Deadlines`. */
+  deadlines?: Deadlines;
+}
+
+/** How long an upstream may take: until its response starts, and between two body chunks. */
+export interface Deadlines {
+  headersMs: number;
+  idleMs: number;
 }
 
 /** Raised when the upstream could not be reached or timed out; carries the normalized error. */
@@ -36,7 +44,12 @@ export class UpstreamTransportError extends Error {
 
 export async function sendUpstream(spec: HttpRequestSpec, opts: SendOptions = {}): Promise<UpstreamResponse> {
   try {
-    return await dispatchRequest(agent, { ...spec, signal: opts.signal });
+    return await dispatchRequest(agent, {
+      ...spec,
+      signal: opts.signal,
+      headersTimeout: opts.deadlines?.headersMs,
+      bodyTimeout: opts.deadlines?.idleMs,
+    });
   } catch (err) {
     throw new UpstreamTransportError(transportError(err, opts.signal));
   }
@@ -45,7 +58,12 @@ export async function sendUpstream(spec: HttpRequestSpec, opts: SendOptions = {}
 /** Maps a thrown transport error to the normalized shape: aborted-by-deadline is a 504, the rest 502. */
 export function transportError(err: unknown, signal?: AbortSignal): UpstreamErrorInfo {
   const reason = signal?.aborted ? signal.reason : undefined;
-  if (isTimeout(reason) || isTimeout(err) || err instanceof undiciErrors.HeadersTimeoutError) {
+  if (
+    isTimeout(reason) ||
+    isTimeout(err) ||
+    err instanceof undiciErrors.HeadersTimeoutError ||
+    err instanceof undiciErrors.BodyTimeoutError
+  ) {
     return { status: 504, kind: 'timeout', message: 'upstream timed out', retryable: true };
   }
   const message = err instanceof Error ? err.message : String(err);

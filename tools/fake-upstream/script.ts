@@ -16,6 +16,8 @@ export interface Script {
   midstreamError: boolean;
   /** Drop the connection after the first content delta, with no error record (a broken upstream). */
   midstreamCut: boolean;
+  /** Stop sending after the first content delta and keep the connection open (idle-timeout tests). */
+  midstreamStall: boolean;
   /** Embedding length forced whatever was asked (`dims-<n>`). */
   dims?: number;
   /** Number of content deltas a stream is cut into (`chunks-<n>`, used by bench/). */
@@ -46,6 +48,7 @@ export function parseScript(model: string | undefined | null): Script {
     long: m.includes('long'),
     midstreamError: m.includes('midstream-error'),
     midstreamCut: m.includes('midstream-cut'),
+    midstreamStall: m.includes('midstream-stall'),
     dims: dims ? Number(dims[1]) : undefined,
     chunks: chunks ? Number(chunks[1]) : undefined,
   };

@@ -100,11 +100,17 @@ export async function writeChatStream(
   const payloads = chatStreamPayloads(a, opts);
   const gapMs = a.script.long ? 2 : 0;
   // The role chunk and the first content delta, then the connection drops.
-  const cut = a.script.midstreamCut ? Math.min(2, payloads.length) : payloads.length;
+  const cut = a.script.midstreamCut || a.script.midstreamStall ? Math.min(2, payloads.length) : payloads.length;
   for (const p of payloads.slice(0, cut)) {
     if (sse.closed) return;
     sse.event(p);
     if (gapMs > 0) await sleep(gapMs);
+  }
+  if (a.script.midstreamStall) {
+    // Silent until the client gives up (at most a minute, so a test run never hangs on it).
+    for (let waited = 0; waited < 60_000 && !sse.closed; waited += 50) await sleep(50);
+    sse.end();
+    return;
   }
   if (a.script.midstreamCut) {
     await sleep(20);
