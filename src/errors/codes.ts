@@ -135,6 +135,13 @@ export const ERROR_CODES = {
     beta: 'invalid_request_error',
     message: 'Provider is still referenced by routing config(s): {configs}',
   },
+  provider_needed: {
+    status: 409,
+    alpha: 'conflict_error',
+    beta: 'invalid_request_error',
+    message:
+      'This is the last {vendor} credential and live routing configs need it: {configs}. Add another credential first, or delete with ?force=true',
+  },
   key_verification_failed: {
     status: 422,
     alpha: 'invalid_request_error',

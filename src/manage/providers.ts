@@ -10,6 +10,7 @@ import { isoMinus, nowIso } from '../util/time.ts';
 import { notFound, requireOrgKey } from './access.ts';
 import { defineOperation, type Operation } from './operation.ts';
 import { healthSummary, WINDOWS, windowStats } from './provider-health.ts';
+import { configsLeftWithoutVendor } from './provider-needs.ts';
 import { validateApiKey, validateBaseUrl } from './provider-validate.ts';
 import { Nullable, Timestamp } from './schemas.ts';
 import type { Services } from './services.ts';
@@ -220,11 +221,15 @@ const deleteProvider = defineOperation({
   method: 'DELETE',
   path: '/manage/v1/providers/{provider_id}',
   tag: TAG,
-  summary: 'Soft-delete a provider credential; refused (409) while a routing config references it',
+  summary:
+    'Soft-delete a provider credential; refused (409) while a routing config references it, or needs its vendor and no other credential of that vendor is left (force=true overrides the latter)',
   errors: [409],
-  input: { params: ProviderIdParams },
+  input: {
+    params: ProviderIdParams,
+    query: Type.Object({ force: Type.Optional(Type.Boolean({ default: false })) }),
+  },
   output: Type.Object({ id: Type.String(), object: Type.Literal('provider'), deleted: Type.Boolean() }),
-  async handler({ svc, principal, params }) {
+  async handler({ svc, principal, params, query }) {
     const orgId = requireOrgKey(principal);
     const current = await activeProvider(svc, orgId, params.provider_id);
     const refs = await svc.stores.providers.referencedByConfigs(orgId, current.id);
@@ -232,6 +237,11 @@ const deleteProvider = defineOperation({
       throw new GatewayError('provider_in_use', {
         message: `Provider is still referenced by routing config(s): ${refs.join(', ')}`,
       });
+    }
+    if (query.force !== true) {
+      const needing = await configsLeftWithoutVendor(svc, orgId, current);
+      if (needing.length > 0)
+        throw new GatewayError('provider_needed', { vars: { vendor: current.vendorId, configs: needing.join(', ') } });
     }
     await svc.stores.providers.softDelete(orgId, current.id);
     return { id: current.id, object: 'provider' as const, deleted: true };
