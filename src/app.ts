@@ -6,6 +6,7 @@ import type { DestinationStream } from 'pino';
 import './http/augment.ts';
 import { type Config, loadConfig } from './config.ts';
 import { registerAuth } from './http/auth.ts';
+import { registerBodyBudget } from './http/body-budget.ts';
 import { registerErrorHandlers } from './http/error-handler.ts';
 import { registerJsonParser } from './http/json-body.ts';
 import { registerMcpRoutes } from './http/mcp.ts';
@@ -33,9 +34,6 @@ export interface BuildOptions {
   logDestination?: DestinationStream;
 }
 
-/** Bodies of proxy calls can carry base64 images; the management API's own limits are in its schemas. */
-const BODY_LIMIT = 32 * 1024 * 1024;
-
 export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance> {
   const config = loadConfig(opts.env ?? process.env, opts.config);
   const svc = await createServices(config, { keyVerifier: opts.keyVerifier, logDestination: opts.logDestination });
@@ -46,7 +44,8 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
     // per request except errors, which carry the request id themselves (server/error-handler.ts).
     ...(requestLogging ? {} : { childLoggerFactory: (logger: FastifyBaseLogger) => logger }),
     genReqId: () => newId('req'),
-    bodyLimit: BODY_LIMIT,
+    // Bodies of proxy calls can carry base64 images; the management API's own limits are in its schemas.
+    bodyLimit: config.maxBodyBytes,
     // Per-request access lines only at debug/trace: at info they would dominate a busy gateway's output.
     logController: new LogController({
       disableRequestLogging: !requestLogging,
@@ -66,6 +65,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
     reply.raw.setHeader('X-Svc-Request-Id', request.id);
     done();
   });
+  registerBodyBudget(app, config.bodyBudgetBytes, config.maxBodyBytes);
   registerJsonParser(app);
   registerValidators(app);
   registerErrorHandlers(app);
@@ -84,8 +84,10 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   const hooks = new PipelineHooks()
     .onAfterResponse(healthHook(svc.routing.health))
     .onAfterResponse(
-      requestLogHook(svc.logs, (projectId) =>
-        projectId ? (svc.projects.cached(projectId)?.settings.log_bodies ?? true) : true,
+      requestLogHook(
+        svc.logs,
+        (projectId) => (projectId ? (svc.projects.cached(projectId)?.settings.log_bodies ?? true) : true),
+        config.logBodyMaxBytes,
       ),
     );
   await app.register(

@@ -25,6 +25,12 @@ export interface Config {
   upstreamTimeoutMs: number;
   /** The longest pause between two chunks of an upstream stream. */
   streamIdleTimeoutMs: number;
+  /** Largest request body accepted, in bytes. */
+  maxBodyBytes: number;
+  /** Request body bytes all requests in flight may hold together. */
+  bodyBudgetBytes: number;
+  /** Request and response bodies kept in a log row, each, in characters. */
+  logBodyMaxBytes: number;
 }
 
 const LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -40,6 +46,14 @@ function parseMs(raw: string | null, name: string, fallback: number): number {
   if (!Number.isInteger(n) || n <= 0)
     throw new Error(`${name} must be a positive number of milliseconds, got "${raw}"`);
   return n;
+}
+
+/** Megabytes (MiB) as bytes, or the default when unset. */
+function parseMb(raw: string | null, name: string, fallbackMb: number): number {
+  if (raw === null) return fallbackMb * 1024 * 1024;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number, got "${raw}"`);
+  return Math.floor(n * 1024 * 1024);
 }
 
 function parsePort(raw: string | null): number {
@@ -82,6 +96,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     masterKey: overrides.masterKey !== undefined ? overrides.masterKey : nonEmpty(env.SWITCHYARD_MASTER_KEY),
     logLevel: overrides.logLevel ?? parseLevel(nonEmpty(env.SWITCHYARD_LOG_LEVEL)),
     refreshIntervalMs: overrides.refreshIntervalMs ?? 500,
+    maxBodyBytes: overrides.maxBodyBytes ?? parseMb(nonEmpty(env.SWITCHYARD_MAX_BODY_MB), 'SWITCHYARD_MAX_BODY_MB', 32),
+    bodyBudgetBytes:
+      overrides.bodyBudgetBytes ?? parseMb(nonEmpty(env.SWITCHYARD_BODY_BUDGET_MB), 'SWITCHYARD_BODY_BUDGET_MB', 96),
+    logBodyMaxBytes:
+      overrides.logBodyMaxBytes ??
+      parseMb(nonEmpty(env.SWITCHYARD_LOG_BODY_MAX_KB), 'SWITCHYARD_LOG_BODY_MAX_KB', 64) / 1024,
     upstreamTimeoutMs:
       overrides.upstreamTimeoutMs ??
       parseMs(nonEmpty(env.SWITCHYARD_UPSTREAM_TIMEOUT_MS), 'SWITCHYARD_UPSTREAM_TIMEOUT_MS', 300_000),

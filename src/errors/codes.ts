@@ -101,6 +101,12 @@ export const ERROR_CODES = {
     beta: 'rate_limit_error',
     message: '{message}',
   },
+  server_busy: {
+    status: 503,
+    alpha: 'api_error',
+    beta: 'overloaded_error',
+    message: 'Too many large requests in flight; retry after the retry-after header',
+  },
   client_closed: { status: 499, alpha: 'api_error', beta: 'api_error', message: 'client disconnected' },
   // Access.
   invalid_api_key: {

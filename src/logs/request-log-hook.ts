@@ -5,12 +5,15 @@ import type { CallRecord } from '../pipeline/record.ts';
 import type { RequestLogRow } from '../store/request-logs.ts';
 import type { RequestLogSink } from './writer.ts';
 
-function bodyText(v: unknown): string | null {
+/** Bodies are kept up to `maxBytes` characters; a cut body ends with a marker saying how long it was. */
+function bodyText(v: unknown, maxBytes: number): string | null {
   if (v === null || v === undefined) return null;
-  return typeof v === 'string' ? v : JSON.stringify(v);
+  const text = typeof v === 'string' ? v : JSON.stringify(v);
+  if (text.length <= maxBytes) return text;
+  return `${text.slice(0, maxBytes)}…[truncated: ${text.length} characters]`;
 }
 
-export function toStoreRow(r: CallRecord, keepBodies: boolean): RequestLogRow {
+export function toStoreRow(r: CallRecord, keepBodies: boolean, maxBodyBytes = 64 * 1024): RequestLogRow {
   return {
     id: r.id,
     requestType: r.requestType,
@@ -35,8 +38,8 @@ export function toStoreRow(r: CallRecord, keepBodies: boolean): RequestLogRow {
     costUsd: r.costUsd,
     error: r.error,
     decisionTrace: r.trace,
-    requestBody: keepBodies ? bodyText(r.requestBody) : null,
-    responseBody: keepBodies ? bodyText(r.responseBody) : null,
+    requestBody: keepBodies ? bodyText(r.requestBody, maxBodyBytes) : null,
+    responseBody: keepBodies ? bodyText(r.responseBody, maxBodyBytes) : null,
     createdAt: new Date(r.createdAt).toISOString(),
   };
 }
@@ -45,7 +48,8 @@ export function toStoreRow(r: CallRecord, keepBodies: boolean): RequestLogRow {
 export function requestLogHook(
   sink: RequestLogSink,
   keepBodies: (projectId: string | null) => boolean,
+  maxBodyBytes: number,
 ): AfterResponseHook {
   // Serializing bodies and queueing the row happen after the response is on its way.
-  return (record) => setImmediate(() => sink.enqueue(toStoreRow(record, keepBodies(record.projectId))));
+  return (record) => setImmediate(() => sink.enqueue(toStoreRow(record, keepBodies(record.projectId), maxBodyBytes)));
 }

@@ -1,0 +1,48 @@
+// A budget for request bytes in flight across the whole process. Each request reserves its
+// declared content-length (the per-request maximum when it streams without one) before its body
+// is read, and gives it back when its response is done. A request that does not fit is answered
+// 503 with retry-after at once, so a burst of large bodies queues at the client instead of
+// growing this process's memory.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { sendCode } from './errors.ts';
+
+export interface BodyBudget {
+  readonly inFlight: number;
+}
+
+export function registerBodyBudget(app: FastifyInstance, budgetBytes: number, maxBodyBytes: number): BodyBudget {
+  let inFlight = 0;
+  const held = new WeakMap<FastifyRequest, number>();
+  const release = (request: FastifyRequest): void => {
+    const n = held.get(request);
+    if (n === undefined) return;
+    held.delete(request);
+    inFlight -= n;
+  };
+  app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done) => {
+    const method = request.raw.method;
+    if (method === 'GET' || method === 'HEAD' || method === 'DELETE' || method === 'OPTIONS') {
+      done();
+      return;
+    }
+    const declared = Number(request.headers['content-length']);
+    const bytes = Number.isFinite(declared) && declared >= 0 ? Math.min(declared, maxBodyBytes) : maxBodyBytes;
+    if (bytes > 0 && inFlight + bytes > budgetBytes && inFlight > 0) {
+      reply.header('retry-after', '1');
+      // The unread body is not wanted: close the connection after answering.
+      reply.header('connection', 'close');
+      sendCode(reply, 'server_busy');
+      return;
+    }
+    inFlight += bytes;
+    held.set(request, bytes);
+    // 'close' fires for finished, failed and abandoned responses alike, hijacked streams included.
+    reply.raw.once('close', () => release(request));
+    done();
+  });
+  return {
+    get inFlight() {
+      return inFlight;
+    },
+  };
+}
