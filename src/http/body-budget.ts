@@ -10,15 +10,11 @@ export interface BodyBudget {
   readonly inFlight: number;
 }
 
+/** Bodies this small are not counted: connections bound them, and most calls are this size. */
+const UNCOUNTED_BYTES = 64 * 1024;
+
 export function registerBodyBudget(app: FastifyInstance, budgetBytes: number, maxBodyBytes: number): BodyBudget {
   let inFlight = 0;
-  const held = new WeakMap<FastifyRequest, number>();
-  const release = (request: FastifyRequest): void => {
-    const n = held.get(request);
-    if (n === undefined) return;
-    held.delete(request);
-    inFlight -= n;
-  };
   app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done) => {
     const method = request.raw.method;
     if (method === 'GET' || method === 'HEAD' || method === 'DELETE' || method === 'OPTIONS') {
@@ -27,7 +23,11 @@ export function registerBodyBudget(app: FastifyInstance, budgetBytes: number, ma
     }
     const declared = Number(request.headers['content-length']);
     const bytes = Number.isFinite(declared) && declared >= 0 ? Math.min(declared, maxBodyBytes) : maxBodyBytes;
-    if (bytes > 0 && inFlight + bytes > budgetBytes && inFlight > 0) {
+    if (bytes <= UNCOUNTED_BYTES) {
+      done();
+      return;
+    }
+    if (inFlight + bytes > budgetBytes && inFlight > 0) {
       reply.header('retry-after', '1');
       // The unread body is not wanted: close the connection after answering.
       reply.header('connection', 'close');
@@ -35,9 +35,10 @@ export function registerBodyBudget(app: FastifyInstance, budgetBytes: number, ma
       return;
     }
     inFlight += bytes;
-    held.set(request, bytes);
-    // 'close' fires for finished, failed and abandoned responses alike, hijacked streams included.
-    reply.raw.once('close', () => release(request));
+    // 'close' fires once for finished, failed and abandoned responses alike, hijacked streams included.
+    reply.raw.on('close', () => {
+      inFlight -= bytes;
+    });
     done();
   });
   return {
