@@ -10,7 +10,7 @@ import { registerBodyBudget } from './http/body-budget.ts';
 import { registerErrorHandlers } from './http/error-handler.ts';
 import { registerJsonParser } from './http/json-body.ts';
 import { registerMcpRoutes } from './http/mcp.ts';
-import { proxyRoutes } from './http/proxy-routes.ts';
+import { InFlight, proxyRoutes } from './http/proxy-routes.ts';
 import { registerOperationRoutes } from './http/rest.ts';
 import { onClientError, onFrameworkError } from './http/transport-errors.ts';
 import { requestLogHook } from './logs/request-log-hook.ts';
@@ -90,13 +90,18 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
         config.logBodyMaxBytes,
       ),
     );
+  const inFlight = new InFlight();
+  app.decorate('inFlight', inFlight);
   await app.register(
-    proxyRoutes({
-      live: liveStateOf(svc),
-      deadlines: { upstreamMs: config.upstreamTimeoutMs, streamIdleMs: config.streamIdleTimeoutMs },
-      hooks,
-      onHookError: (err) => svc.logger.error({ err }, 'an afterResponse hook failed'),
-    }),
+    proxyRoutes(
+      {
+        live: liveStateOf(svc),
+        deadlines: { upstreamMs: config.upstreamTimeoutMs, streamIdleMs: config.streamIdleTimeoutMs },
+        hooks,
+        onHookError: (err) => svc.logger.error({ err }, 'an afterResponse hook failed'),
+      },
+      inFlight,
+    ),
   );
 
   // Runs after the server stopped accepting and in-flight requests drained.

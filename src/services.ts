@@ -113,6 +113,9 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       close() {
         closed ??= (async () => {
           for (const m of mirrors) m.stop();
+          // Log rows are queued one event-loop turn after their response (request-log hook): let the
+          // last answers' rows reach the writer before it flushes and closes.
+          await new Promise((resolve) => setImmediate(resolve));
           await logs.close();
           await changes.close();
           await handle.close();

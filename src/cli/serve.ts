@@ -3,7 +3,10 @@
 import { setFlagsFromString } from 'node:v8';
 import { buildApp } from '../app.ts';
 
-const SHUTDOWN_GRACE_MS = 15_000;
+/** How long in-flight requests may take to finish on SIGTERM before they are ended with an error. */
+const DRAIN_MS = Number(process.env.SWITCHYARD_SHUTDOWN_DRAIN_MS ?? '') || 10_000;
+/** After the drain: time for the error answers and log rows to go out before the process exits anyway. */
+const FINISH_MS = 5_000;
 
 // Under load V8 lets the old generation grow to about four times the live set before a full
 // collection (a 26 MB live set swung to 127 MB); a gateway would rather stay small and steady, at the
@@ -40,10 +43,21 @@ export async function serveCommand(_args: string[]): Promise<number | undefined>
     if (stopping) return;
     stopping = true;
     app.log.info({ signal }, 'shutting down: draining in-flight requests');
+    // Past the drain time, calls still running are answered with 503 shutting_down (an error record
+    // on streams) and logged, so no caller is left with a reset connection and no row is lost.
+    const drain = setTimeout(() => {
+      app.log.warn({ inFlight: app.inFlight.size }, 'drain time over; ending the calls still in flight');
+      app.inFlight.abortAll();
+    }, DRAIN_MS);
+    drain.unref();
+    // Connections that go idle after the close began (a stream that just ended) would otherwise
+    // stay open until their keep-alive runs out.
+    const idle = setInterval(() => app.server.closeIdleConnections(), 100);
+    idle.unref();
     const force = setTimeout(() => {
-      app.log.warn('shutdown grace period over; exiting');
+      app.log.error('shutdown did not finish; exiting');
       process.exit(1);
-    }, SHUTDOWN_GRACE_MS);
+    }, DRAIN_MS + FINISH_MS);
     force.unref();
     app.close().then(
       () => process.exit(0),

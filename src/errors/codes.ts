@@ -107,6 +107,12 @@ export const ERROR_CODES = {
     beta: 'overloaded_error',
     message: 'Too many large requests in flight; retry after the retry-after header',
   },
+  shutting_down: {
+    status: 503,
+    alpha: 'api_error',
+    beta: 'overloaded_error',
+    message: 'The gateway is shutting down; retry on another instance',
+  },
   client_closed: { status: 499, alpha: 'api_error', beta: 'api_error', message: 'client disconnected' },
   // Access.
   invalid_api_key: {

@@ -100,3 +100,15 @@ export function betaTypeForStatus(status: number, fallback: string): string {
 export function echo(value: string, max = 80): string {
   return value.length <= max ? value : `${value.slice(0, max)}... (${value.length} characters)`;
 }
+
+/** The abort reason of calls cut short because the gateway is shutting down (not the caller leaving). */
+export class ShutdownAbort extends Error {
+  constructor() {
+    super('the gateway is shutting down');
+    this.name = 'ShutdownAbort';
+  }
+}
+
+export function abortedByShutdown(signal: AbortSignal): boolean {
+  return signal.aborted && signal.reason instanceof ShutdownAbort;
+}

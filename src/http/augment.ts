@@ -1,10 +1,13 @@
 // Fastify type augmentation: what buildApp() puts on the instance and on every request.
 import type { Principal } from '../live/principals.ts';
 import type { Services } from '../manage/services.ts';
+import type { InFlight } from './proxy-routes.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
     svc: Services;
+    /** Proxy calls in flight; a shutdown past its drain time ends them with an error answer. */
+    inFlight: InFlight;
   }
   interface FastifyRequest {
     /**

@@ -2,6 +2,7 @@
 // writes the pipeline's reply (JSON or SSE). Nothing here knows what a flow does.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ShutdownAbort } from '../errors/gateway-error.ts';
 import { alphaCodec } from '../families/alpha/codec.ts';
 import { betaCodec } from '../families/beta/codec.ts';
 import type { FamilyCodec } from '../families/shared/codec.ts';
@@ -15,13 +16,31 @@ import { writeSse } from './sse.ts';
 
 type Flow = (input: ProxyInput, deps: PipelineDeps) => Promise<PipelineReply>;
 
-/** Aborts when the caller disconnects before the response is complete. */
-function callerSignal(reply: FastifyReply): AbortSignal {
-  const ac = new AbortController();
-  reply.raw.on('close', () => {
-    if (!reply.raw.writableFinished) ac.abort(new Error('client disconnected'));
-  });
-  return ac.signal;
+/**
+ * The proxy calls in flight, so that a shutdown whose drain time ran out can end each of them with
+ * an error answer (and a log row) instead of letting the process exit under them.
+ */
+export class InFlight {
+  readonly #calls = new Set<AbortController>();
+
+  /** Aborts when the caller disconnects before the response is complete, or on abortAll(). */
+  track(reply: FastifyReply): AbortSignal {
+    const ac = new AbortController();
+    this.#calls.add(ac);
+    reply.raw.on('close', () => {
+      this.#calls.delete(ac);
+      if (!reply.raw.writableFinished) ac.abort(new Error('client disconnected'));
+    });
+    return ac.signal;
+  }
+
+  get size(): number {
+    return this.#calls.size;
+  }
+
+  abortAll(): void {
+    for (const ac of this.#calls) ac.abort(new ShutdownAbort());
+  }
 }
 
 async function serve(
@@ -30,9 +49,10 @@ async function serve(
   codec: FamilyCodec,
   flow: Flow,
   deps: PipelineDeps,
+  inFlight: InFlight,
   dryRun?: boolean,
 ): Promise<FastifyReply> {
-  const signal = callerSignal(reply);
+  const signal = inFlight.track(reply);
   const out = await flow(
     {
       codec,
@@ -59,15 +79,17 @@ async function serve(
   return reply;
 }
 
-export function proxyRoutes(deps: PipelineDeps) {
+export function proxyRoutes(deps: PipelineDeps, inFlight: InFlight) {
   return async (app: FastifyInstance): Promise<void> => {
-    app.post('/alpha/v1/chat/completions', (req, reply) => serve(req, reply, alphaCodec, runChat, deps));
+    app.post('/alpha/v1/chat/completions', (req, reply) => serve(req, reply, alphaCodec, runChat, deps, inFlight));
     // Same logic as the X-Svc-Dry-Run header, whatever the header says.
-    app.post('/alpha/v1/dry-run', (req, reply) => serve(req, reply, alphaCodec, runChat, deps, true));
-    app.post('/alpha/v1/embeddings', (req, reply) => serve(req, reply, alphaCodec, runEmbeddings, deps));
+    app.post('/alpha/v1/dry-run', (req, reply) => serve(req, reply, alphaCodec, runChat, deps, inFlight, true));
+    app.post('/alpha/v1/embeddings', (req, reply) => serve(req, reply, alphaCodec, runEmbeddings, deps, inFlight));
     app.get('/alpha/v1/models', async () => ({ object: 'list', data: [] }));
-    app.post('/beta/v1/messages', (req, reply) => serve(req, reply, betaCodec, runChat, deps));
-    app.post('/beta/v1/messages/count_tokens', (req, reply) => serve(req, reply, betaCodec, runCountTokens, deps));
+    app.post('/beta/v1/messages', (req, reply) => serve(req, reply, betaCodec, runChat, deps, inFlight));
+    app.post('/beta/v1/messages/count_tokens', (req, reply) =>
+      serve(req, reply, betaCodec, runCountTokens, deps, inFlight),
+    );
     app.get('/beta/v1/models', async () => ({ data: [], has_more: false }));
   };
 }

@@ -1,7 +1,7 @@
 // The chat flow shared by both families: decode -> beforeRoute hooks -> route -> dry run? ->
 // beforeAttempt hooks (may answer) -> execute attempts -> encode in the caller's family with X-Svc-*
 // headers -> afterResponse hooks once the answer is out.
-import { fromUpstream, GatewayError } from '../errors/gateway-error.ts';
+import { abortedByShutdown, fromUpstream, GatewayError } from '../errors/gateway-error.ts';
 import { readSvcHeaders } from '../families/shared/svc-headers.ts';
 import type { AttemptOutcome } from '../ir/outcome.ts';
 import type { Usage } from '../ir/types.ts';
@@ -155,11 +155,13 @@ function respond(call: ProxyCall, plan: RoutePlan, served: Served, deps: Pipelin
   parts.healthSamples = served.samples;
   if (!outcome.ok || (!target && cache === 'MISS')) {
     // A caller who hung up before the upstream answered is logged 499, not blamed on the upstream.
-    const e = call.signal.aborted
-      ? new GatewayError('client_closed')
-      : outcome.ok
-        ? new GatewayError('no_eligible_candidate')
-        : fromUpstream(outcome.error);
+    const e = abortedByShutdown(call.signal)
+      ? new GatewayError('shutting_down')
+      : call.signal.aborted
+        ? new GatewayError('client_closed')
+        : outcome.ok
+          ? new GatewayError('no_eligible_candidate')
+          : fromUpstream(outcome.error);
     if (!outcome.ok && !call.signal.aborted) parts.error = outcome.error;
     parts.costUsd = served.otherCostUsd;
     return errorReply(call, e, deps, parts, headers);
@@ -193,7 +195,7 @@ function respond(call: ProxyCall, plan: RoutePlan, served: Served, deps: Pipelin
     errorRecord: (e) => call.codec.errorRecord(e),
     done(summary) {
       const cost = priceOf(served, summary.usage);
-      parts.status = summary.aborted ? 499 : summary.error ? 502 : 200;
+      parts.status = abortedByShutdown(call.signal) ? 503 : summary.aborted ? 499 : summary.error ? 502 : 200;
       parts.ttfbMs = outcome.ttfbMs;
       parts.usage = summary.usage;
       parts.costUsd = cost.costUsd;

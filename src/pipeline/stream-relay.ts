@@ -2,7 +2,7 @@
 // through the adapter's stream decoder and the family's stream encoder otherwise. Never buffers the
 // whole body; a broken upstream ends the caller's stream with the family's error record, the same
 // record on both paths.
-import { fromUpstream } from '../errors/gateway-error.ts';
+import { abortedByShutdown, fromUpstream } from '../errors/gateway-error.ts';
 import type { StreamRelay, StreamSummary } from '../ir/outcome.ts';
 import type { StreamEvent } from '../ir/types.ts';
 import { recordSplitter, transportError } from '../providers/http.ts';
@@ -76,7 +76,11 @@ export function openStreamRelay(input: RelayInput): StreamRelay {
           emit(process.fail({ ...info, message: `upstream stream broke: ${info.message}` }));
         }
       }
-      if (signal.aborted) {
+      if (abortedByShutdown(signal)) {
+        // The caller is still there: end its stream with an error record rather than silence.
+        emit(process.fail({ status: 503, kind: 'server', message: 'the gateway is shutting down', retryable: true }));
+        input.body.dump().catch(() => {});
+      } else if (signal.aborted) {
         summary.aborted = true;
         input.body.dump().catch(() => {});
       }
