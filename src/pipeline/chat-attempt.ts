@@ -4,7 +4,8 @@
 import type { FamilyCodec } from '../families/shared/codec.ts';
 import type { AttemptOutcome } from '../ir/outcome.ts';
 import type { ChatResponse, UpstreamErrorInfo } from '../ir/types.ts';
-import { sendUpstream, UpstreamTransportError } from '../providers/http.ts';
+import { attemptFailure } from '../providers/attempt-failure.ts';
+import { sendUpstream } from '../providers/http.ts';
 import { chatAdapterFor } from '../providers/registry.ts';
 import type { ChatAdapter, Target } from '../providers/types.ts';
 import { isRecord } from '../util/json.ts';
@@ -62,14 +63,7 @@ export async function attemptChat(call: ChatCall, target: ChatTarget, signal: Ab
       body: call.codec.encode(ir, { requestId: call.requestId, created: call.created, model: ir.model }),
     };
   } catch (err) {
-    if (err instanceof UpstreamTransportError) return { ok: false, error: err.info };
-    if (err instanceof SyntaxError) {
-      return {
-        ok: false,
-        error: { status: 502, kind: 'server', message: 'upstream sent a malformed body', retryable: true },
-      };
-    }
-    throw err;
+    return { ok: false, error: attemptFailure(err) };
   }
 }
 

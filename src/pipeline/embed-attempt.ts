@@ -3,8 +3,9 @@
 // 3: a vector of the wrong length from the upstream -> 502 dimension_mismatch).
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { EmbeddingRequest, EmbeddingResponse, UpstreamErrorInfo } from '../ir/types.ts';
+import { attemptFailure } from '../providers/attempt-failure.ts';
 import { lookupModel } from '../providers/catalog/index.ts';
-import { type Deadlines, sendUpstream, UpstreamTransportError } from '../providers/http.ts';
+import { type Deadlines, sendUpstream } from '../providers/http.ts';
 import { chatAdapterFor, embeddingAdapterFor } from '../providers/registry.ts';
 import type { Target } from '../providers/types.ts';
 
@@ -137,14 +138,7 @@ export async function embedOnce(
       errorAdapter.wire === 'openai' && specs.length === 1 && isAlphaShaped(bodies[0]) ? lastText : undefined;
     return { ok: true, response, dimensionsSent: upstreamReq.dimensions, alphaFloatText };
   } catch (err) {
-    if (err instanceof UpstreamTransportError) return { ok: false, error: err.info };
-    if (err instanceof SyntaxError) {
-      return {
-        ok: false,
-        error: { status: 502, kind: 'server', message: 'upstream sent a malformed body', retryable: true },
-      };
-    }
-    throw err;
+    return { ok: false, error: attemptFailure(err) };
   }
 }
 

@@ -1,0 +1,78 @@
+// A gateway in its own process, started the way a user starts it (`bin/switchyard.js serve`), for
+// tests that need signals, process exit codes or the process's own memory figures.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface GatewayProcess {
+  url: string;
+  key: string;
+  dataDir: string;
+  child: ChildProcess;
+  /** Resolves with the exit code once the process is gone. */
+  exited: Promise<number | null>;
+  /** Registers the fake upstream as the openai credential. */
+  addOpenAi(fakeUrl: string): Promise<number>;
+  /** SIGTERM, wait for the exit, remove the data dir. */
+  stop(): Promise<void>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const addr = s.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export async function spawnGateway(env: Record<string, string> = {}): Promise<GatewayProcess> {
+  const key = 'sy-process-test-key-000000000000';
+  const dataDir = mkdtempSync(join(tmpdir(), 'sy-proc-'));
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, ['bin/switchyard.js', 'serve'], {
+    env: {
+      ...process.env,
+      SWITCHYARD_PORT: String(port),
+      SWITCHYARD_DATA_DIR: dataDir,
+      SWITCHYARD_ADMIN_KEY: key,
+      SWITCHYARD_LOG_LEVEL: 'error',
+      ...env,
+    },
+    stdio: 'ignore',
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  for (let i = 0; i < 600; i++) {
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) break;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  return {
+    url,
+    key,
+    dataDir,
+    child,
+    exited,
+    async addOpenAi(fakeUrl) {
+      const r = await fetch(`${url}/manage/v1/providers`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ vendor: 'openai', name: 'fake', api_key: 'sk-proc', base_url: `${fakeUrl}/openai/v1` }),
+      });
+      return r.status;
+    },
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
