@@ -18,6 +18,7 @@ import { liveStateOf } from './manage/live-state.ts';
 import { OPERATIONS } from './manage/operations.ts';
 import { PROXY_PATHS } from './manage/proxy-paths.ts';
 import { registerValidators } from './manage/validation.ts';
+import { pipelineDeadlines } from './pipeline/deps.ts';
 import { healthHook } from './pipeline/health-hook.ts';
 import { PipelineHooks } from './pipeline/hooks.ts';
 import { createServices, type KeyVerifier } from './services.ts';
@@ -96,7 +97,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
     proxyRoutes(
       {
         live: liveStateOf(svc),
-        deadlines: { upstreamMs: config.upstreamTimeoutMs, streamIdleMs: config.streamIdleTimeoutMs },
+        deadlines: pipelineDeadlines(config.upstreamTimeoutMs, config.streamIdleTimeoutMs),
         hooks,
         onHookError: (err) => svc.logger.error({ err }, 'an afterResponse hook failed'),
       },

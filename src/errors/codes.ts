@@ -177,10 +177,6 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
-export function isErrorCode(code: string): code is ErrorCode {
-  return Object.hasOwn(ERROR_CODES, code);
-}
-
 export function errorSpec(code: ErrorCode): ErrorSpec {
   return ERROR_CODES[code];
 }

@@ -6,14 +6,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sendCode } from './errors.ts';
 
-export interface BodyBudget {
-  readonly inFlight: number;
-}
-
 /** Bodies this small are not counted: connections bound them, and most calls are this size. */
 const UNCOUNTED_BYTES = 64 * 1024;
 
-export function registerBodyBudget(app: FastifyInstance, budgetBytes: number, maxBodyBytes: number): BodyBudget {
+export function registerBodyBudget(app: FastifyInstance, budgetBytes: number, maxBodyBytes: number): void {
   let inFlight = 0;
   app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done) => {
     const method = request.raw.method;
@@ -41,9 +37,4 @@ export function registerBodyBudget(app: FastifyInstance, budgetBytes: number, ma
     });
     done();
   });
-  return {
-    get inFlight() {
-      return inFlight;
-    },
-  };
 }

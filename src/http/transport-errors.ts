@@ -12,7 +12,6 @@ import { errorBodyFor } from './errors.ts';
 const FRAMEWORK_CODES: Record<string, ErrorCode> = {
   FST_ERR_BAD_URL: 'invalid_url',
   FST_ERR_MAX_PARAM_LENGTH: 'path_too_long',
-  FST_ERR_ASYNC_CONSTRAINT: 'invalid_request',
 };
 
 /** fastify's `frameworkErrors` option. */

@@ -6,7 +6,6 @@ import { readSvcHeaders } from '../families/shared/svc-headers.ts';
 import type { AttemptOutcome } from '../ir/outcome.ts';
 import type { Usage } from '../ir/types.ts';
 import { computeCost, formatCostHeader } from '../providers/catalog/cost.ts';
-import type { Deadlines } from '../providers/http.ts';
 import { requestFacts } from '../routing/planner.ts';
 import type { ChatCall } from './call.ts';
 import type { PipelineDeps } from './deps.ts';
@@ -36,12 +35,6 @@ export function newCall(input: ProxyInput, kind: CallKind): ProxyCall {
     chat: undefined,
     svc: undefined,
   };
-}
-
-/** A non-stream answer arrives in one piece after the upstream is done, so one deadline bounds it. */
-export function deadlinesOf(deps: PipelineDeps, stream: boolean): Deadlines {
-  const d = deps.deadlines;
-  return { headersMs: d.upstreamMs, idleMs: stream ? d.streamIdleMs : d.upstreamMs };
 }
 
 export function finish(deps: PipelineDeps, record: CallRecord): void {
@@ -84,7 +77,7 @@ export async function runChat(input: ProxyInput, deps: PipelineDeps): Promise<Pi
       includeUsage: decoded.includeUsage,
       userOverride: call.hdr.userId,
       upstreamHeaders: input.codec.upstreamHeaders(call.hdr),
-      deadlines: deadlinesOf(deps, ir.stream),
+      deadlines: ir.stream ? deps.deadlines.stream : deps.deadlines.answer,
     };
     call.chat = chat;
     call.svc = decoded.svc;

@@ -10,7 +10,7 @@ import { requestFacts } from '../routing/planner.ts';
 import { estimateRequestTokens } from '../tokens/estimate.ts';
 import { isRecord } from '../util/json.ts';
 import type { ChatTarget } from './call.ts';
-import { deadlinesOf, newCall } from './chat.ts';
+import { newCall } from './chat.ts';
 import type { PipelineDeps } from './deps.ts';
 import { routeCall, targetOf } from './route.ts';
 import type { PipelineReply, ProxyInput } from './types.ts';
@@ -60,7 +60,7 @@ export async function runCountTokens(input: ProxyInput, deps: PipelineDeps): Pro
       const { stream: _s, max_tokens: _m, ...rest } = body;
       const spec = await adapter.rawChatRequest(stripBetaForPassthrough(rest, target.model), t, false);
       spec.url = spec.url.replace(/\/v1\/messages$/, '/v1/messages/count_tokens');
-      const res = await sendUpstream(spec, { signal: input.signal, deadlines: deadlinesOf(deps, false) });
+      const res = await sendUpstream(spec, { signal: input.signal, deadlines: deps.deadlines.answer });
       const text = await res.body.text();
       if (res.status < 200 || res.status >= 300)
         return fail(fromUpstream(adapter.decodeError(res.status, text, res.headers)));

@@ -5,9 +5,17 @@ import type { LiveState } from './types.ts';
 
 export interface PipelineDeps {
   live: LiveState;
-  /** Upstream deadlines: until the response starts, and between body chunks of a stream. */
-  deadlines: { upstreamMs: number; streamIdleMs: number };
+  /** Upstream deadlines of whole answers and of streams, built once (`pipelineDeadlines`). */
+  deadlines: { answer: Deadlines; stream: Deadlines };
   hooks: PipelineHooks;
   /** Where a failing afterResponse hook is reported. */
   onHookError(err: unknown): void;
+}
+
+/** A whole answer arrives in one piece once the upstream is done, so one deadline bounds both phases. */
+export function pipelineDeadlines(upstreamMs: number, streamIdleMs: number): PipelineDeps['deadlines'] {
+  return {
+    answer: { headersMs: upstreamMs, idleMs: upstreamMs },
+    stream: { headersMs: upstreamMs, idleMs: streamIdleMs },
+  };
 }

@@ -9,7 +9,7 @@ import { type DecisionTrace, decisionTrace } from '../routing/trace.ts';
 import type { ActiveConfig, Decision } from '../routing/types.ts';
 import type { ChatTarget } from './call.ts';
 import { type EmbedOutcome, embedOnce } from './embed-attempt.ts';
-import type { HealthSample } from './record.ts';
+import { type HealthSample, healthSample } from './record.ts';
 import { targetOf } from './route.ts';
 import type { LiveState } from './types.ts';
 
@@ -79,14 +79,7 @@ export async function executeEmbedding(
     };
     if (!outcome.ok) rec.error = outcome.error.message;
     attempts.push(rec);
-    if (!signal.aborted)
-      samples.push({
-        ref: step.ref,
-        ok: outcome.ok,
-        latencyMs: latency,
-        status: rec.status,
-        kind: outcome.ok ? 'ok' : outcome.error.kind,
-      });
+    if (!signal.aborted) samples.push(healthSample(step.ref, outcome, latency));
     if (outcome.ok || signal.aborted || n === plan.decision.attempts.length - 1) break;
     if (!shouldRetry(plan.decision.retry, outcome.error)) break;
   }

@@ -3,12 +3,12 @@
 import { fromUpstream, GatewayError } from '../errors/gateway-error.ts';
 import { computeCost, formatCostHeader } from '../providers/catalog/cost.ts';
 import type { RequestFacts } from '../routing/types.ts';
-import { deadlinesOf, errorReply, finish, newCall } from './chat.ts';
+import { errorReply, finish, newCall } from './chat.ts';
 import type { PipelineDeps } from './deps.ts';
 import { decodeEmbeddingsBody, type EmbedOutcome, embedOnce, encodeEmbeddings } from './embed-attempt.ts';
 import { executeEmbedding } from './embed-route.ts';
 import { runBeforeRoute } from './hooks.ts';
-import { callRecord, recordParts } from './record.ts';
+import { callRecord, directHealthSamples, recordParts } from './record.ts';
 import { dryRunOf, routeCall } from './route.ts';
 import type { PipelineReply, ProxyInput } from './types.ts';
 
@@ -83,7 +83,7 @@ export async function runEmbeddings(input: ProxyInput, deps: PipelineDeps): Prom
       headers['x-svc-config'] = plan.config.slug;
       headers['x-svc-config-version'] = String(plan.config.version);
       const served = await executeEmbedding(
-        { orgId: principal.orgId, cfg: plan.cfg, input: body.input, user, deadlines: deadlinesOf(deps, false) },
+        { orgId: principal.orgId, cfg: plan.cfg, input: body.input, user, deadlines: deps.deadlines.answer },
         { decision: plan.decision, dims },
         deps.live,
         input.signal,
@@ -101,21 +101,9 @@ export async function runEmbeddings(input: ProxyInput, deps: PipelineDeps): Prom
         { vendor: target.vendor, model: target.model, credential: target.credential },
         input.signal,
         undefined,
-        deadlinesOf(deps, false),
+        deps.deadlines.answer,
       );
-      if (target.credentialId !== undefined && !input.signal.aborted) {
-        const ref = { vendor: target.vendor, vendorAsSent: target.vendorAsSent, model: target.model };
-        const status = outcome.ok ? 200 : outcome.error.status;
-        parts.healthSamples = [
-          {
-            ref,
-            ok: outcome.ok,
-            latencyMs: performance.now() - started,
-            status,
-            kind: outcome.ok ? 'ok' : outcome.error.kind,
-          },
-        ];
-      }
+      parts.healthSamples = directHealthSamples(target, outcome, performance.now() - started, input.signal);
     }
     const target = parts.target;
     if (!outcome.ok || !target) {

@@ -11,7 +11,7 @@ import type { CandidateRef } from '../routing/types.ts';
 import type { ChatCall, ChatTarget } from './call.ts';
 import { attemptChat } from './chat-attempt.ts';
 import { judgePick, judgeScore } from './judge.ts';
-import type { HealthSample } from './record.ts';
+import { directHealthSamples, type HealthSample } from './record.ts';
 import { targetOf } from './route.ts';
 import type { LiveState, RoutePlan } from './types.ts';
 
@@ -109,20 +109,7 @@ async function executeDirect(call: ChatCall, target: ChatTarget, signal: AbortSi
     served: true,
   };
   if (!outcome.ok) record.error = outcome.error.message;
-  // Direct calls feed health too, so that a config naming the same model starts with real numbers;
-  // a caller's own key (BYOK) says nothing about the stored credential.
-  const samples: HealthSample[] =
-    target.credentialId === undefined || signal.aborted
-      ? []
-      : [
-          {
-            ref,
-            ok: outcome.ok,
-            latencyMs: latency,
-            status: record.status,
-            kind: outcome.ok ? 'ok' : outcome.error.kind,
-          },
-        ];
+  const samples = directHealthSamples(target, outcome, latency, signal);
   const servedBy = outcome.ok ? { model: target.model, provider: target.vendorAsSent } : null;
   return {
     target,

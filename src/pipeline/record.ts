@@ -1,5 +1,5 @@
 // What the afterResponse hooks see of a finished call: one record per call, whatever its kind.
-import type { Usage } from '../ir/types.ts';
+import type { UpstreamErrorInfo, Usage } from '../ir/types.ts';
 import type { CandidateRef } from '../routing/types.ts';
 import type { ChatTarget } from './call.ts';
 import type { ProxyCall } from './types.ts';
@@ -10,6 +10,32 @@ export interface HealthSample {
   latencyMs: number;
   status: number;
   kind: string;
+}
+
+/** One finished attempt as the health tracker sees it. */
+export function healthSample(
+  ref: CandidateRef,
+  outcome: { ok: true } | { ok: false; error: UpstreamErrorInfo },
+  latencyMs: number,
+): HealthSample {
+  return outcome.ok
+    ? { ref, ok: true, latencyMs, status: 200, kind: 'ok' }
+    : { ref, ok: false, latencyMs, status: outcome.error.status, kind: outcome.error.kind };
+}
+
+/**
+ * A direct call's sample, so that a config naming the same model starts with real numbers. None
+ * for a caller's own key (BYOK says nothing about the stored credential) or a caller who left.
+ */
+export function directHealthSamples(
+  target: ChatTarget,
+  outcome: { ok: true } | { ok: false; error: UpstreamErrorInfo },
+  latencyMs: number,
+  signal: AbortSignal,
+): HealthSample[] {
+  if (target.credentialId === undefined || signal.aborted) return [];
+  const ref: CandidateRef = { vendor: target.vendor, vendorAsSent: target.vendorAsSent, model: target.model };
+  return [healthSample(ref, outcome, latencyMs)];
 }
 
 export interface CallRecord {

@@ -7,7 +7,7 @@ import type { Principal } from '../live/principals.ts';
 import { ACCEPTED_MODEL_FORMS, parseModelRef } from '../providers/registry.ts';
 import { configDryRun, directDryRun } from '../routing/dry-run.ts';
 import type { DryRunEnvelope } from '../routing/trace.ts';
-import type { CandidateRef, Decision, RequestFacts } from '../routing/types.ts';
+import type { ActiveConfig, CandidateRef, Decision, RequestFacts } from '../routing/types.ts';
 import type { ChatTarget } from './call.ts';
 import type { LiveState, RoutePlan } from './types.ts';
 
@@ -40,13 +40,7 @@ export function routeCall(req: RouteRequest, live: LiveState): RoutePlan {
   if (ref.kind === 'direct') return { kind: 'direct', target: directTarget(ref.resolved, req, live), config: null };
   if (req.hdr.providerKey) throw new GatewayError('provider_key_not_allowed', { param: 'model' });
   const cfg = live.config(req.principal.orgId, ref.slug);
-  // A project-scoped key sees its own project's configs and the org-wide ones, never another project's.
-  // A soft-deleted project's configs stop serving with it.
-  const visible =
-    cfg !== undefined &&
-    (cfg.projectId === null || req.principal.projectId === null || cfg.projectId === req.principal.projectId) &&
-    (cfg.projectId === null || !live.projectDeleted(cfg.projectId));
-  if (!cfg || !visible)
+  if (!cfg || !servesCaller(cfg, req.principal, live))
     throw new GatewayError('routing_config_not_found', { vars: { slug: ref.slug }, param: 'model' });
   const { decision, envelope } = configDryRun(cfg, req.facts(cfg.embeddingDimensions), {
     health: live.health,
@@ -54,6 +48,16 @@ export function routeCall(req: RouteRequest, live: LiveState): RoutePlan {
   });
   refuseWrongKind(decision, req.kind, ref.slug);
   return { kind: 'config', cfg, config: { slug: cfg.slug, version: cfg.version }, decision, envelope };
+}
+
+/**
+ * A project-scoped key sees its own project's configs and the org-wide ones, never another
+ * project's; a soft-deleted project's configs stop serving with it.
+ */
+function servesCaller(cfg: ActiveConfig, principal: Principal, live: LiveState): boolean {
+  if (cfg.projectId === null) return true;
+  if (principal.projectId !== null && cfg.projectId !== principal.projectId) return false;
+  return !live.projectDeleted(cfg.projectId);
 }
 
 /** A config whose every candidate is of the other kind is a caller mistake, not an upstream failure. */
