@@ -1,4 +1,5 @@
 // Everything a route handler needs, created once per gateway instance by buildApp().
+import { join } from 'node:path';
 import type { DestinationStream, Logger } from 'pino';
 import { createChangeBus } from './cluster/index.ts';
 import type { Config } from './config.ts';
@@ -8,6 +9,7 @@ import { CredentialMirror } from './live/credentials.ts';
 import { PrincipalMirror } from './live/principals.ts';
 import { ProjectMirror } from './live/projects.ts';
 import { type ConfigCompiler, RoutingConfigMirror } from './live/routing-configs.ts';
+import { JournaledSink } from './logs/journal.ts';
 import { WorkerLogWriter } from './logs/worker-writer.ts';
 import { LogWriter, type RequestLogSink } from './logs/writer.ts';
 import type { KeyVerifier, Services } from './manage/services.ts';
@@ -91,8 +93,9 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
     }
     // SQLite inserts cost CPU on whichever thread runs them, so that mode writes logs from a worker.
     const inThread = new LogWriter(stores.logs, logger);
-    const logs: RequestLogSink =
+    const writer: RequestLogSink =
       handle.dialect === 'sqlite' ? new WorkerLogWriter(handle.where, logger, inThread) : inThread;
+    const logs = await JournaledSink.open(join(config.dataDir, 'journal'), writer, logger);
 
     let closed: Promise<void> | undefined;
     return {

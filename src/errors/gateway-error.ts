@@ -53,7 +53,12 @@ export function invalid(path: string, problem: string, code: ErrorCode = 'invali
  * else (5xx, unreachable, malformed) is 502.
  */
 export function fromUpstream(info: UpstreamErrorInfo): GatewayError {
-  if (info.code === 'dimension_mismatch' || info.code === 'json_schema_validation_failed')
+  // Outcomes the gateway itself produced keep their registry entry (status included).
+  if (
+    info.code === 'dimension_mismatch' ||
+    info.code === 'json_schema_validation_failed' ||
+    info.code === 'no_eligible_candidate'
+  )
     return new GatewayError(info.code, { message: info.message });
   if (info.kind === 'timeout') return new GatewayError('upstream_timeout', { message: info.message });
   if (info.status === 429) {

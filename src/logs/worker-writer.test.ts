@@ -56,6 +56,9 @@ class RecordingSink implements RequestLogSink {
   get pending(): number {
     return 0;
   }
+  get failed(): number {
+    return 0;
+  }
 }
 
 test('rows enqueued before and after the worker starts are all committed by flush and close', async () => {

@@ -39,6 +39,7 @@ export class WorkerLogWriter implements RequestLogSink {
   #nextFlushId = 0;
   readonly #waiting = new Map<number, () => void>();
   #closed: Promise<void> | undefined;
+  #failed = 0;
   /** Takes over when the worker dies, so later rows are still stored. */
   readonly #fallback: RequestLogSink;
 
@@ -73,6 +74,10 @@ export class WorkerLogWriter implements RequestLogSink {
 
   get pending(): number {
     return this.#early.length + this.#buffer.length + this.#fallback.pending;
+  }
+
+  get failed(): number {
+    return this.#failed + this.#fallback.failed;
   }
 
   /** Resolves once every row enqueued so far is committed. */
@@ -136,6 +141,7 @@ export class WorkerLogWriter implements RequestLogSink {
         if (this.#waiting.size === 0 && !this.#closed) this.#worker.unref();
         break;
       case 'error':
+        this.#failed += msg.rows;
         this.#logger.error({ rows: msg.rows, err: msg.message }, 'failed to write request log rows');
         break;
       case 'closed':
@@ -145,6 +151,8 @@ export class WorkerLogWriter implements RequestLogSink {
 
   #die(): void {
     if (this.#state === 'dead') return;
+    // Whatever the worker held when it died is lost from memory; counting it keeps the journal.
+    if (this.#state === 'ready' && !this.#closed) this.#failed++;
     this.#state = 'dead';
     // Rows posted to a worker that then crashed are lost with it (inserts that fail are caught and
     // retried inside the worker, so only a crash of the thread itself gets here after startup).

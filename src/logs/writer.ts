@@ -17,6 +17,8 @@ export interface RequestLogSink {
   /** Flushes, then releases what the sink holds (a worker thread). */
   close(): Promise<void>;
   readonly pending: number;
+  /** Rows (or, for a crashed worker, at least one) given up on so far; the journal keeps those. */
+  readonly failed: number;
 }
 
 export class LogWriter implements RequestLogSink {
@@ -26,6 +28,7 @@ export class LogWriter implements RequestLogSink {
   #timer: NodeJS.Timeout | undefined;
   #inflight: Promise<void> = Promise.resolve();
   #dropped = 0;
+  #failed = 0;
 
   constructor(store: RequestLogStore, logger: Logger) {
     this.#store = store;
@@ -38,6 +41,7 @@ export class LogWriter implements RequestLogSink {
     if (this.#queue.length > MAX_QUEUED) {
       this.#queue.shift();
       this.#dropped++;
+      this.#failed++;
     }
     if (this.#queue.length >= BATCH_ROWS) void this.flush();
     else if (!this.#timer) {
@@ -48,6 +52,10 @@ export class LogWriter implements RequestLogSink {
 
   get pending(): number {
     return this.#queue.length;
+  }
+
+  get failed(): number {
+    return this.#failed;
   }
 
   /** Writes everything queued so far; resolves once those rows are stored (or given up on). */
@@ -81,6 +89,7 @@ export class LogWriter implements RequestLogSink {
       try {
         await this.#store.insertMany(batch);
       } catch {
+        this.#failed += batch.length;
         this.#logger.error({ err, rows: batch.length }, 'failed to write request log rows');
       }
     }

@@ -29,6 +29,20 @@ test('the last credential a config needs cannot be deleted without force', async
   assert.match(err.message, /@needs-fireworks/);
   const forced = await api(env.gw, 'DELETE', `/manage/v1/providers/${id}?force=true`);
   assert.equal(forced.status, 200, JSON.stringify(forced.json));
+  // With nothing left to serve it, the config answers 503 no_eligible_candidate (as documented),
+  // not a 502 that would blame an upstream nobody called.
+  for (const path of ['/alpha/v1/chat/completions', '/beta/v1/messages']) {
+    const res = await fetch(`${env.gw.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${env.gw.adminKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: '@needs-fireworks', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    const text = await res.text();
+    assert.equal(res.status, 503, text);
+    const body = JSON.parse(text) as { error: { code?: string; type: string } };
+    if (path.startsWith('/alpha')) assert.equal(body.error.code, 'no_eligible_candidate');
+    else assert.equal(body.error.type, 'api_error');
+  }
 });
 
 test('with another credential of the vendor left, the delete goes through', async () => {

@@ -31,9 +31,13 @@ function freePort(): Promise<number> {
   });
 }
 
-export async function spawnGateway(env: Record<string, string> = {}): Promise<GatewayProcess> {
+/** `opts.dataDir` reuses a data dir (a restart); by default each gateway gets a new one. */
+export async function spawnGateway(
+  env: Record<string, string> = {},
+  opts: { dataDir?: string } = {},
+): Promise<GatewayProcess> {
   const key = 'sy-process-test-key-000000000000';
-  const dataDir = mkdtempSync(join(tmpdir(), 'sy-proc-'));
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'sy-proc-'));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, ['bin/switchyard.js', 'serve'], {
