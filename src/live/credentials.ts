@@ -14,12 +14,15 @@ export interface ResolvedCredential {
   id: string;
   vendor: VendorId;
   credential: Credential;
+  /** Share of the vendor's traffic; 0 = standby. */
+  weight: number;
 }
 
 interface Entry extends ResolvedCredential {
   orgId: string;
-  createdAt: string;
 }
+
+const NONE: readonly ResolvedCredential[] = Object.freeze([]);
 
 /** What the mirror reads from the provider store. */
 export type CredentialSource = Pick<ProviderStore, 'get' | 'changedSince' | 'listAllActive'>;
@@ -29,6 +32,8 @@ export class CredentialMirror {
   readonly #box: SecretBox;
   readonly #logger: Logger;
   readonly #byId = new Map<string, Entry>();
+  /** `orgId vendor` -> that org's credentials of the vendor, oldest first; rebuilt on change. */
+  readonly #byVendor = new Map<string, readonly ResolvedCredential[]>();
   readonly #fingerprint = new Map<string, string>();
   readonly #freshness = new Freshness();
   readonly #feed: Feed<ProviderRecord>;
@@ -68,14 +73,16 @@ export class CredentialMirror {
     if (this.#byId.has(row.id) && this.#fingerprint.get(row.id) === fingerprint(row)) return;
     try {
       const apiKey = this.#box.decrypt(row.keyCiphertext, credentialAad(row.orgId, row.id));
-      this.#byId.set(row.id, {
+      const entry: Entry = {
         id: row.id,
         orgId: row.orgId,
         vendor: row.vendorId as VendorId,
-        createdAt: row.createdAt,
+        weight: row.weight,
         credential: { apiKey, baseUrl: row.baseUrl },
-      });
+      };
+      this.#byId.set(row.id, entry);
       this.#fingerprint.set(row.id, fingerprint(row));
+      this.#reindex(entry.orgId, entry.vendor);
     } catch {
       // Never include the ciphertext or key material in the log line.
       this.#logger.error({ credentialId: row.id }, 'cannot decrypt provider credential (wrong master key?)');
@@ -84,24 +91,31 @@ export class CredentialMirror {
   }
 
   #remove(id: string): void {
+    const e = this.#byId.get(id);
     this.#byId.delete(id);
     this.#fingerprint.delete(id);
+    if (e) this.#reindex(e.orgId, e.vendor);
   }
 
-  /** The newest active credential of the org for the vendor. */
-  resolve(orgId: string, vendor: VendorId): ResolvedCredential | undefined {
-    let best: Entry | undefined;
-    for (const e of this.#byId.values()) {
-      if (e.orgId !== orgId || e.vendor !== vendor) continue;
-      if (!best || e.createdAt > best.createdAt || (e.createdAt === best.createdAt && e.id > best.id)) best = e;
-    }
-    return best ? { id: best.id, vendor: best.vendor, credential: best.credential } : undefined;
+  #reindex(orgId: string, vendor: VendorId): void {
+    const list: Entry[] = [];
+    for (const e of this.#byId.values()) if (e.orgId === orgId && e.vendor === vendor) list.push(e);
+    // Ids are time-ordered, so this is creation order: the order traffic is split in is stable.
+    list.sort((a, b) => (a.id < b.id ? -1 : 1));
+    const key = `${orgId} ${vendor}`;
+    if (list.length === 0) this.#byVendor.delete(key);
+    else this.#byVendor.set(key, Object.freeze(list));
+  }
+
+  /** Every active credential of the org for the vendor (the same array until one of them changes). */
+  forVendor(orgId: string, vendor: VendorId): readonly ResolvedCredential[] {
+    return this.#byVendor.get(`${orgId} ${vendor}`) ?? NONE;
   }
 
   get(orgId: string, credentialId: string): ResolvedCredential | undefined {
     const e = this.#byId.get(credentialId);
     if (!e || e.orgId !== orgId) return undefined;
-    return { id: e.id, vendor: e.vendor, credential: e.credential };
+    return e;
   }
 
   /** Polls the store now instead of waiting for the timer. */
@@ -115,5 +129,5 @@ export class CredentialMirror {
 }
 
 function fingerprint(row: ProviderRecord): string {
-  return `${row.keyCiphertext}|${row.baseUrl ?? ''}|${row.status}`;
+  return `${row.keyCiphertext}|${row.baseUrl ?? ''}|${row.status}|${row.weight}`;
 }

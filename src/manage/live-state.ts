@@ -5,7 +5,7 @@ import type { Services } from './services.ts';
 export function liveStateOf(svc: Services): LiveState {
   return {
     credentialById: (orgId, id) => svc.credentials.get(orgId, id),
-    credentialFor: (orgId, vendor) => svc.credentials.resolve(orgId, vendor),
+    credentialsFor: (orgId, vendor) => svc.credentials.forVendor(orgId, vendor),
     config: (orgId, slug) => svc.routing.configs.get(orgId, slug),
     projectDeleted: (projectId) => svc.projects.cached(projectId)?.deleted === true,
     health: svc.routing.health,

@@ -40,17 +40,21 @@ export function windowStats(samples: readonly LatencySample[], now: number): Win
   });
 }
 
-export type HealthState = 'healthy' | 'degraded' | 'unhealthy';
+export type HealthState = 'unknown' | 'healthy' | 'degraded' | 'unhealthy';
 
-/** Health summary shown on the credential itself: state from the last 5 minutes, p50 from the last hour. */
+/**
+ * Health summary shown on the credential itself: state from the last 5 minutes (the last hour when
+ * those were quiet; unknown with no call at all), p50 from the last hour.
+ */
 export function healthSummary(
   samples: readonly LatencySample[],
   now: number,
   fallbackCheckAt: string,
 ): { state: HealthState; p50_latency_ms: number | null; last_check_at: string } {
   const [w5m, w1h] = windowStats(samples, now);
-  const rate = w5m?.success_rate ?? null;
-  const state: HealthState = rate === null || rate >= 0.9 ? 'healthy' : rate >= 0.5 ? 'degraded' : 'unhealthy';
+  const rate = w5m?.success_rate ?? w1h?.success_rate ?? null;
+  const state: HealthState =
+    rate === null ? 'unknown' : rate >= 0.9 ? 'healthy' : rate >= 0.5 ? 'degraded' : 'unhealthy';
   let last = fallbackCheckAt;
   for (const s of samples) if (s.createdAt > last) last = s.createdAt;
   return { state, p50_latency_ms: w1h?.p50_latency_ms ?? null, last_check_at: last };

@@ -8,11 +8,12 @@ import type { ProviderRecord } from '../store/providers.ts';
 import { newId } from '../util/ids.ts';
 import { isoMinus, nowIso } from '../util/time.ts';
 import { notFound, requireOrgKey } from './access.ts';
+import { decodeCursor, toPage } from './cursor.ts';
 import { defineOperation, type Operation } from './operation.ts';
 import { healthSummary, WINDOWS, windowStats } from './provider-health.ts';
 import { configsLeftWithoutVendor } from './provider-needs.ts';
 import { validateApiKey, validateBaseUrl } from './provider-validate.ts';
-import { Nullable, Timestamp } from './schemas.ts';
+import { Nullable, PageQuery, pageOf, Timestamp } from './schemas.ts';
 import type { Services } from './services.ts';
 
 const TAG = 'providers';
@@ -27,9 +28,25 @@ const BaseUrl = Type.String({ maxLength: 2048, description: 'http(s) URL; requir
 const ProviderIdParams = Type.Object({ provider_id: Type.String({ minLength: 1, maxLength: 100 }) });
 
 const Health = Type.Object({
-  state: Type.String({ description: 'healthy, degraded or unhealthy' }),
+  state: Type.String({
+    description:
+      'unknown (no call in the last hour), healthy, degraded or unhealthy: the success rate of the last 5 minutes, else of the last hour',
+  }),
   p50_latency_ms: Nullable(Type.Integer()),
   last_check_at: Timestamp,
+  cooldown_until: Nullable(
+    Type.String({
+      format: 'date-time',
+      description: 'Set while this instance routes around the credential after repeated 401/403/429/5xx answers',
+    }),
+  ),
+});
+
+const Weight = Type.Integer({
+  minimum: 0,
+  maximum: 1000,
+  description:
+    "Share of the vendor's traffic among the organization's credentials of that vendor (default 1); 0 = standby, used only while the others cool down",
 });
 
 const Provider = Type.Object({
@@ -38,6 +55,7 @@ const Provider = Type.Object({
   vendor: Type.String(),
   name: Type.String(),
   base_url: Nullable(Type.String()),
+  weight: Type.Integer(),
   status: Type.String(),
   health: Health,
   created_at: Timestamp,
@@ -67,15 +85,24 @@ async function providerViews(svc: Services, rows: ProviderRecord[]) {
     vendor: p.vendor,
     name: p.name,
     base_url: p.baseUrl,
+    weight: p.weight,
     status: p.status,
-    health: healthSummary(
-      samples.filter((s) => s.credentialId === p.id),
-      now,
-      p.verifiedAt ?? p.createdAt,
-    ),
+    health: {
+      ...healthSummary(
+        samples.filter((s) => s.credentialId === p.id),
+        now,
+        p.verifiedAt ?? p.createdAt,
+      ),
+      cooldown_until: cooldownUntil(svc, p.id, now),
+    },
     created_at: p.createdAt,
     updated_at: p.updatedAt,
   }));
+}
+
+function cooldownUntil(svc: Services, id: string, now: number): string | null {
+  const until = svc.routing.health.credentials.cooldownEnds(id);
+  return until > now ? new Date(until).toISOString() : null;
 }
 
 async function providerView(svc: Services, row: ProviderRecord) {
@@ -104,12 +131,15 @@ const listProviders = defineOperation({
   method: 'GET',
   path: '/manage/v1/providers',
   tag: TAG,
-  summary: 'List provider credentials of the organization',
-  input: {},
-  output: Type.Object({ data: Type.Array(Provider) }),
-  async handler({ svc, principal }) {
+  summary: 'List provider credentials of the organization (paginated by opaque cursor)',
+  input: { query: Type.Object({ ...PageQuery }, { additionalProperties: false }) },
+  output: pageOf(Provider),
+  async handler({ svc, principal, query }) {
     const orgId = requireOrgKey(principal);
-    return { data: await providerViews(svc, await svc.stores.providers.list(orgId)) };
+    const limit = query.limit ?? 50;
+    const rows = await svc.stores.providers.list(orgId, { afterId: decodeCursor(query.cursor), limit: limit + 1 });
+    const page = toPage(rows, limit, (r) => r);
+    return { ...page, data: await providerViews(svc, page.data) };
   },
 });
 
@@ -132,8 +162,10 @@ const addProvider = defineOperation({
   method: 'POST',
   path: '/manage/v1/providers',
   tag: TAG,
-  summary: 'Add a provider credential; the key is encrypted at rest',
+  summary:
+    'Add a provider credential: the key is checked with the vendor first (422 when refused; verify: false skips the check) and encrypted at rest',
   status: 201,
+  errors: [422],
   input: {
     body: Type.Object(
       {
@@ -141,6 +173,10 @@ const addProvider = defineOperation({
         name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
         api_key: ApiKeyInput,
         base_url: Type.Optional(Nullable(BaseUrl)),
+        weight: Type.Optional(Weight),
+        verify: Type.Optional(
+          Type.Boolean({ default: true, description: 'false stores the key without calling the vendor' }),
+        ),
       },
       { additionalProperties: false },
     ),
@@ -152,6 +188,18 @@ const addProvider = defineOperation({
     if (!vendorId) throw new GatewayError('invalid_vendor', { vars: { vendor: String(body.vendor) }, param: 'vendor' });
     const baseUrl = validateBaseUrl(vendorId, body.base_url);
     validateApiKey(vendorId, body.api_key);
+    let verifiedAt: string | null = null;
+    if (body.verify !== false) {
+      // A key that does not work would otherwise take its share of live traffic and fail it.
+      const check = await svc.keyVerifier(vendorId, { apiKey: body.api_key, baseUrl });
+      if (!check.ok) {
+        throw new GatewayError('key_verification_failed', {
+          message: `The api_key was rejected by ${body.vendor} (upstream status ${check.status}: ${scrub(check.message, body.api_key)}); nothing was stored (send "verify": false to store it unchecked)`,
+          param: 'api_key',
+        });
+      }
+      verifiedAt = nowIso();
+    }
     const id = newId('prov');
     const row = await svc.stores.providers.create({
       id,
@@ -161,6 +209,8 @@ const addProvider = defineOperation({
       name: body.name ?? body.vendor,
       baseUrl,
       keyCiphertext: svc.secrets.encrypt(body.api_key, credentialAad(orgId, id)),
+      weight: body.weight ?? 1,
+      verifiedAt,
     });
     return providerView(svc, row);
   },
@@ -171,7 +221,7 @@ const updateProvider = defineOperation({
   method: 'PATCH',
   path: '/manage/v1/providers/{provider_id}',
   tag: TAG,
-  summary: 'Rotate the key (verified with the vendor first; 422 keeps the old key) or rename',
+  summary: 'Rotate the key (verified with the vendor first; 422 keeps the old key), rename, or change the weight',
   errors: [422],
   input: {
     params: ProviderIdParams,
@@ -180,6 +230,7 @@ const updateProvider = defineOperation({
         api_key: Type.Optional(ApiKeyInput),
         name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
         base_url: Type.Optional(Nullable(BaseUrl)),
+        weight: Type.Optional(Weight),
       },
       { additionalProperties: false },
     ),
@@ -210,6 +261,7 @@ const updateProvider = defineOperation({
       baseUrl: body.base_url !== undefined ? baseUrl : undefined,
       keyCiphertext,
       verifiedAt,
+      weight: body.weight,
     });
     if (!row) throw notFound('provider', current.id);
     return providerView(svc, row);

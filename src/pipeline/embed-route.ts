@@ -8,9 +8,10 @@ import type { AttemptRecord } from '../routing/execute-types.ts';
 import { type DecisionTrace, decisionTrace } from '../routing/trace.ts';
 import type { ActiveConfig, Decision } from '../routing/types.ts';
 import type { ChatTarget } from './call.ts';
+import { acrossCredentials } from './credential-pool.ts';
 import { type EmbedOutcome, embedOnce } from './embed-attempt.ts';
-import { type HealthSample, healthSample } from './record.ts';
-import { targetOf } from './route.ts';
+import { credentialSample, type HealthSample, healthSample } from './record.ts';
+import { credentialsOf } from './route.ts';
 import type { LiveState } from './types.ts';
 
 export interface EmbedRouteInput {
@@ -48,8 +49,16 @@ export async function executeEmbedding(
   };
   let served: ChatTarget | undefined;
   for (const [n, step] of plan.decision.attempts.entries()) {
-    const target = targetOf(live, i.orgId, step.ref);
-    if (!target) continue;
+    const [first, ...others] = credentialsOf(live, i.orgId, step.ref);
+    if (!first) continue;
+    const { vendor, vendorAsSent, model } = step.ref;
+    const firstTarget: ChatTarget = {
+      vendor,
+      vendorAsSent,
+      model,
+      credentialId: first.id,
+      credential: first.credential,
+    };
     const ctl = new AbortController();
     const relay = (): void => ctl.abort(signal.reason);
     signal.addEventListener('abort', relay, { once: true });
@@ -57,14 +66,16 @@ export async function executeEmbedding(
       ? setTimeout(() => ctl.abort(new DOMException('attempt timed out', 'TimeoutError')), step.timeoutMs)
       : undefined;
     const started = performance.now();
-    const req: EmbeddingRequest = { model: target.model, input: i.input, dimensions: plan.dims, user: i.user };
-    outcome = await embedOnce(
-      req,
-      { vendor: target.vendor, model: target.model, credential: target.credential },
+    const req: EmbeddingRequest = { model, input: i.input, dimensions: plan.dims, user: i.user };
+    const tried = await acrossCredentials(
+      firstTarget,
+      others,
       ctl.signal,
-      plan.dims,
-      i.deadlines,
+      (t) => embedOnce(req, { vendor, model, credential: t.credential }, ctl.signal, plan.dims, i.deadlines),
+      (t, o, ms) => samples.push(credentialSample(t, o, ms)),
     );
+    outcome = tried.outcome;
+    const target = tried.target;
     if (timer) clearTimeout(timer);
     signal.removeEventListener('abort', relay);
     const latency = Math.round((performance.now() - started) * 100) / 100;

@@ -4,11 +4,12 @@ import { fromUpstream, GatewayError } from '../errors/gateway-error.ts';
 import { computeCost, formatCostHeader } from '../providers/catalog/cost.ts';
 import type { RequestFacts } from '../routing/types.ts';
 import { errorReply, finish, newCall } from './chat.ts';
+import { acrossCredentials } from './credential-pool.ts';
 import type { PipelineDeps } from './deps.ts';
 import { decodeEmbeddingsBody, type EmbedOutcome, embedOnce, encodeEmbeddings } from './embed-attempt.ts';
 import { executeEmbedding } from './embed-route.ts';
 import { runBeforeRoute } from './hooks.ts';
-import { callRecord, directHealthSamples, recordParts } from './record.ts';
+import { callRecord, directHealthSamples, type HealthSample, recordParts } from './record.ts';
 import { dryRunOf, routeCall } from './route.ts';
 import type { PipelineReply, ProxyInput } from './types.ts';
 
@@ -93,17 +94,24 @@ export async function runEmbeddings(input: ProxyInput, deps: PipelineDeps): Prom
       parts.trace = served.trace;
       parts.healthSamples = served.samples;
     } else {
-      const target = plan.target;
-      parts.target = target;
-      const started = performance.now();
-      outcome = await embedOnce(
-        { model: target.model, input: body.input, dimensions: body.dimensions, user },
-        { vendor: target.vendor, model: target.model, credential: target.credential },
+      const samples: HealthSample[] = [];
+      const served = await acrossCredentials(
+        plan.target,
+        plan.alternates,
         input.signal,
-        undefined,
-        deps.deadlines.answer,
+        (t) =>
+          embedOnce(
+            { model: t.model, input: body.input, dimensions: body.dimensions, user },
+            { vendor: t.vendor, model: t.model, credential: t.credential },
+            input.signal,
+            undefined,
+            deps.deadlines.answer,
+          ),
+        (t, o, ms) => samples.push(...directHealthSamples(t, o, ms, input.signal)),
       );
-      parts.healthSamples = directHealthSamples(target, outcome, performance.now() - started, input.signal);
+      outcome = served.outcome;
+      parts.target = served.target;
+      parts.healthSamples = samples;
     }
     const target = parts.target;
     if (!outcome.ok || !target) {

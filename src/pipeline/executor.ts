@@ -3,16 +3,18 @@
 // sample, which the health hook applies once the answer is out.
 import type { AttemptOutcome } from '../ir/outcome.ts';
 import type { Usage } from '../ir/types.ts';
+import type { ResolvedCredential } from '../live/credentials.ts';
 import { computeCost } from '../providers/catalog/cost.ts';
 import { executePlan } from '../routing/execute.ts';
 import type { AttemptRecord, ExecutionResult, Executor } from '../routing/execute-types.ts';
 import { type DecisionTrace, decisionTrace, directDecision } from '../routing/trace.ts';
-import type { CandidateRef } from '../routing/types.ts';
+import type { CandidateRef, PlannedAttempt } from '../routing/types.ts';
 import type { ChatCall, ChatTarget } from './call.ts';
 import { attemptChat } from './chat-attempt.ts';
+import { acrossCredentials } from './credential-pool.ts';
 import { judgePick, judgeScore } from './judge.ts';
-import { directHealthSamples, type HealthSample } from './record.ts';
-import { targetOf } from './route.ts';
+import { credentialSample, directHealthSamples, type HealthSample } from './record.ts';
+import { credentialsOf, targetOf } from './route.ts';
 import type { LiveState, RoutePlan } from './types.ts';
 
 export interface Served {
@@ -57,12 +59,25 @@ export async function executeChat(
   live: LiveState,
   signal: AbortSignal,
 ): Promise<Served> {
-  if (plan.kind === 'direct') return executeDirect(call, plan.target, signal);
+  if (plan.kind === 'direct') return executeDirect(call, plan.target, plan.alternates, signal);
   const samples: HealthSample[] = [];
+  // The credential each step was served by, for the record (credentials are picked per attempt).
+  const servedBy = new Map<PlannedAttempt, ChatTarget>();
   const exec: Executor = {
-    attempt(step, s) {
-      const target = targetOf(live, orgId, step.ref);
-      return target ? attemptChat(call, target, s) : Promise.resolve(NO_CREDENTIAL(step.ref));
+    async attempt(step, s) {
+      const [first, ...others] = credentialsOf(live, orgId, step.ref);
+      if (!first) return NO_CREDENTIAL(step.ref);
+      const { vendor, vendorAsSent, model } = step.ref;
+      const target: ChatTarget = { vendor, vendorAsSent, model, credentialId: first.id, credential: first.credential };
+      const r = await acrossCredentials(
+        target,
+        others,
+        s,
+        (t) => attemptChat(call, t, s),
+        (t, o, ms) => samples.push(credentialSample(t, o, ms)),
+      );
+      servedBy.set(step, r.target);
+      return r.outcome;
     },
     cost: attemptCost,
     async judgePick(judge, answers, s) {
@@ -83,39 +98,53 @@ export async function executeChat(
     wantsJson: rf?.type === 'json_object' || rf?.type === 'json_schema',
   });
   if (r.servedIndex !== undefined && r.attempts[r.servedIndex]) r.attempts[r.servedIndex].served = true;
-  const servedBy = r.outcome.ok && r.step ? { model: r.step.ref.model, provider: r.step.ref.vendorAsSent } : null;
+  const served = r.outcome.ok && r.step ? { model: r.step.ref.model, provider: r.step.ref.vendorAsSent } : null;
   return {
-    target: r.step ? targetOf(live, orgId, r.step.ref) : undefined,
+    target: r.step ? (servedBy.get(r.step) ?? targetOf(live, orgId, r.step.ref)) : undefined,
     outcome: r.outcome,
     attempts: r.attempts,
-    trace: decisionTrace(plan.cfg.strategy, plan.config, plan.decision, r.attempts, servedBy),
+    trace: decisionTrace(plan.cfg.strategy, plan.config, plan.decision, r.attempts, served),
     otherCostUsd: otherCost(r.attempts, r.servedIndex),
     samples,
   };
 }
 
-async function executeDirect(call: ChatCall, target: ChatTarget, signal: AbortSignal): Promise<Served> {
-  const started = performance.now();
-  const outcome = await attemptChat(call, target, signal);
-  const latency = Math.round((performance.now() - started) * 100) / 100;
-  const ref: CandidateRef = { vendor: target.vendor, vendorAsSent: target.vendorAsSent, model: target.model };
-  const record: AttemptRecord = {
-    model: target.model,
-    provider: target.vendorAsSent,
-    status: outcome.ok ? 200 : outcome.error.status,
-    outcome: outcome.ok ? 'success' : 'error',
-    latency_ms: latency,
-    cost_usd: outcome.ok && outcome.kind === 'json' ? attemptCost(ref, outcome.usage) : 0,
-    served: true,
-  };
-  if (!outcome.ok) record.error = outcome.error.message;
-  const samples = directHealthSamples(target, outcome, latency, signal);
+async function executeDirect(
+  call: ChatCall,
+  first: ChatTarget,
+  alternates: readonly ResolvedCredential[],
+  signal: AbortSignal,
+): Promise<Served> {
+  const attempts: AttemptRecord[] = [];
+  const samples: HealthSample[] = [];
+  const ref: CandidateRef = { vendor: first.vendor, vendorAsSent: first.vendorAsSent, model: first.model };
+  const { target, outcome } = await acrossCredentials(
+    first,
+    alternates,
+    signal,
+    (t) => attemptChat(call, t, signal),
+    (t, o, latency) => {
+      const record: AttemptRecord = {
+        model: t.model,
+        provider: t.vendorAsSent,
+        status: o.ok ? 200 : o.error.status,
+        outcome: o.ok ? 'success' : 'error',
+        latency_ms: latency,
+        cost_usd: o.ok && o.kind === 'json' ? attemptCost(ref, o.usage) : 0,
+      };
+      if (!o.ok) record.error = o.error.message;
+      attempts.push(record);
+      samples.push(...directHealthSamples(t, o, latency, signal));
+    },
+  );
+  const served = attempts[attempts.length - 1];
+  served.served = true;
   const servedBy = outcome.ok ? { model: target.model, provider: target.vendorAsSent } : null;
   return {
     target,
     outcome,
-    attempts: [record],
-    trace: decisionTrace('direct', null, directDecision(target.model, target.vendorAsSent), [record], servedBy),
+    attempts,
+    trace: decisionTrace('direct', null, directDecision(target.model, target.vendorAsSent), attempts, servedBy),
     otherCostUsd: 0,
     samples,
   };

@@ -4,8 +4,10 @@ import type { CandidateRef } from '../routing/types.ts';
 import type { ChatTarget } from './call.ts';
 import type { ProxyCall } from './types.ts';
 
+/** One finished attempt, for the candidate's health (`ref`), its credential's, or both. */
 export interface HealthSample {
-  ref: CandidateRef;
+  ref?: CandidateRef;
+  credentialId?: string;
   ok: boolean;
   latencyMs: number;
   status: number;
@@ -35,7 +37,24 @@ export function directHealthSamples(
 ): HealthSample[] {
   if (target.credentialId === undefined || signal.aborted) return [];
   const ref: CandidateRef = { vendor: target.vendor, vendorAsSent: target.vendorAsSent, model: target.model };
-  return [healthSample(ref, outcome, latencyMs)];
+  return [{ ...healthSample(ref, outcome, latencyMs), credentialId: target.credentialId }];
+}
+
+/** A routed attempt's sample for its credential only (the routing loop reports the candidate's). */
+export function credentialSample(
+  target: ChatTarget,
+  outcome: { ok: true } | { ok: false; error: UpstreamErrorInfo },
+  latencyMs: number,
+): HealthSample {
+  return outcome.ok
+    ? { credentialId: target.credentialId, ok: true, latencyMs, status: 200, kind: 'ok' }
+    : {
+        credentialId: target.credentialId,
+        ok: false,
+        latencyMs,
+        status: outcome.error.status,
+        kind: outcome.error.kind,
+      };
 }
 
 export interface CallRecord {

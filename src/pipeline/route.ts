@@ -3,12 +3,14 @@
 // routing live here once: BYOK only on direct names, the config's project, the config's kind.
 import { echo, GatewayError } from '../errors/gateway-error.ts';
 import type { SvcHeaders } from '../families/shared/svc-headers.ts';
+import type { ResolvedCredential } from '../live/credentials.ts';
 import type { Principal } from '../live/principals.ts';
 import { ACCEPTED_MODEL_FORMS, parseModelRef } from '../providers/registry.ts';
 import { configDryRun, directDryRun } from '../routing/dry-run.ts';
 import type { DryRunEnvelope } from '../routing/trace.ts';
 import type { ActiveConfig, CandidateRef, Decision, RequestFacts } from '../routing/types.ts';
 import type { ChatTarget } from './call.ts';
+import { orderCredentials } from './credential-pool.ts';
 import type { LiveState, RoutePlan } from './types.ts';
 
 export interface RouteRequest {
@@ -37,14 +39,14 @@ export function routeCall(req: RouteRequest, live: LiveState): RoutePlan {
       vars: { model: echo(req.model), accepted: ACCEPTED_MODEL_FORMS },
       param: 'model',
     });
-  if (ref.kind === 'direct') return { kind: 'direct', target: directTarget(ref.resolved, req, live), config: null };
+  if (ref.kind === 'direct') return directPlan(ref.resolved, req, live);
   if (req.hdr.providerKey) throw new GatewayError('provider_key_not_allowed', { param: 'model' });
   const cfg = live.config(req.principal.orgId, ref.slug);
   if (!cfg || !servesCaller(cfg, req.principal, live))
     throw new GatewayError('routing_config_not_found', { vars: { slug: ref.slug }, param: 'model' });
   const { decision, envelope } = configDryRun(cfg, req.facts(cfg.embeddingDimensions), {
     health: live.health,
-    hasCredential: (r) => credentialOf(live, req.principal.orgId, r) !== undefined,
+    hasCredential: (r) => hasCredential(live, req.principal.orgId, r),
   });
   refuseWrongKind(decision, req.kind, ref.slug);
   return { kind: 'config', cfg, config: { slug: cfg.slug, version: cfg.version }, decision, envelope };
@@ -75,35 +77,44 @@ export function dryRunOf(plan: RoutePlan): DryRunEnvelope {
   return plan.kind === 'config' ? plan.envelope : directDryRun(plan.target.model, plan.target.vendorAsSent);
 }
 
-function directTarget(
+function directPlan(
   resolved: { vendor: ChatTarget['vendor']; vendorAsSent: string; model: string },
   req: RouteRequest,
   live: LiveState,
-): ChatTarget {
-  const stored = live.credentialFor(req.principal.orgId, resolved.vendor);
+): RoutePlan {
+  const { vendor, vendorAsSent, model } = resolved;
   if (req.hdr.providerKey) {
     // BYOK: the key is used for this call only; the base URL still comes from a stored credential if any.
-    return {
-      vendor: resolved.vendor,
-      vendorAsSent: resolved.vendorAsSent,
-      model: resolved.model,
-      credential: { apiKey: req.hdr.providerKey, baseUrl: stored?.credential.baseUrl ?? null },
-    };
+    const stored = live.credentialsFor(req.principal.orgId, vendor)[0];
+    const credential = { apiKey: req.hdr.providerKey, baseUrl: stored?.credential.baseUrl ?? null };
+    return { kind: 'direct', target: { vendor, vendorAsSent, model, credential }, alternates: [], config: null };
   }
-  if (!stored)
-    throw new GatewayError('provider_not_configured', { vars: { vendor: resolved.vendorAsSent }, param: 'model' });
-  return {
-    vendor: resolved.vendor,
-    vendorAsSent: resolved.vendorAsSent,
-    model: resolved.model,
-    credentialId: stored.id,
-    credential: stored.credential,
-  };
+  const [first, ...alternates] = orderedCredentials(live, req.principal.orgId, vendor);
+  if (!first) throw new GatewayError('provider_not_configured', { vars: { vendor: vendorAsSent }, param: 'model' });
+  const target = { vendor, vendorAsSent, model, credentialId: first.id, credential: first.credential };
+  return { kind: 'direct', target, alternates, config: null };
 }
 
-export function credentialOf(live: LiveState, orgId: string, ref: CandidateRef) {
-  if (ref.credentialId) return live.credentialById(orgId, ref.credentialId);
-  return live.credentialFor(orgId, ref.vendor);
+function orderedCredentials(live: LiveState, orgId: string, vendor: ChatTarget['vendor']) {
+  return orderCredentials(live.credentialsFor(orgId, vendor), live.health.credentials, Date.now());
+}
+
+function hasCredential(live: LiveState, orgId: string, ref: CandidateRef): boolean {
+  if (ref.credentialId) return live.credentialById(orgId, ref.credentialId) !== undefined;
+  return live.credentialsFor(orgId, ref.vendor).length > 0;
+}
+
+/** The credentials a candidate may use, in the order to try them (one when the config pins it). */
+export function credentialsOf(live: LiveState, orgId: string, ref: CandidateRef): readonly ResolvedCredential[] {
+  if (ref.credentialId) {
+    const pinned = live.credentialById(orgId, ref.credentialId);
+    return pinned ? [pinned] : [];
+  }
+  return orderedCredentials(live, orgId, ref.vendor);
+}
+
+export function credentialOf(live: LiveState, orgId: string, ref: CandidateRef): ResolvedCredential | undefined {
+  return credentialsOf(live, orgId, ref)[0];
 }
 
 export function targetOf(live: LiveState, orgId: string, ref: CandidateRef): ChatTarget | undefined {

@@ -17,7 +17,8 @@ import type { ChatCall, ChatTarget } from './call.ts';
 /** The in-memory state a proxy call reads; never the database. */
 export interface LiveState {
   credentialById(orgId: string, id: string): ResolvedCredential | undefined;
-  credentialFor(orgId: string, vendor: VendorId): ResolvedCredential | undefined;
+  /** Every active credential of the org for the vendor; credential-pool.ts orders them per call. */
+  credentialsFor(orgId: string, vendor: VendorId): readonly ResolvedCredential[];
   config(orgId: string, slug: string): ActiveConfig | undefined;
   /** Whether a project is soft-deleted (its configs no longer serve). */
   projectDeleted(projectId: string): boolean;
@@ -56,7 +57,13 @@ export interface ProxyCall extends ProxyInput {
 }
 
 export type RoutePlan =
-  | { kind: 'direct'; target: ChatTarget; config: null }
+  | {
+      kind: 'direct';
+      target: ChatTarget;
+      /** The vendor's other credentials, in the order to fail over to (empty for BYOK). */
+      alternates: readonly ResolvedCredential[];
+      config: null;
+    }
   | { kind: 'config'; cfg: ActiveConfig; config: ConfigRef; decision: Decision; envelope: DryRunEnvelope };
 
 /** A finished answer for the HTTP layer to write; `done()` runs the afterResponse hooks. */

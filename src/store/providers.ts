@@ -17,6 +17,7 @@ export interface ProviderRecord {
   name: string;
   baseUrl: string | null;
   keyCiphertext: string;
+  weight: number;
   status: string;
   verifiedAt: string | null;
   createdAt: string;
@@ -27,19 +28,26 @@ export interface ProviderRecord {
 export type NewProvider = Pick<
   ProviderRecord,
   'id' | 'orgId' | 'vendor' | 'vendorId' | 'name' | 'baseUrl' | 'keyCiphertext'
->;
+> & {
+  /** Default 1. */
+  weight?: number;
+  /** Set when the key was checked with the vendor before it was stored. */
+  verifiedAt?: string | null;
+};
 
 export interface ProviderPatch {
   name?: string;
   baseUrl?: string | null;
   keyCiphertext?: string;
   verifiedAt?: string;
+  weight?: number;
 }
 
 export interface ProviderStore {
   create(p: NewProvider): Promise<ProviderRecord>;
   get(orgId: string, id: string): Promise<ProviderRecord | undefined>;
-  list(orgId: string): Promise<ProviderRecord[]>;
+  /** Active credentials by id; `afterId`/`limit` page through them. */
+  list(orgId: string, page?: { afterId?: string; limit?: number }): Promise<ProviderRecord[]>;
   /** One UPDATE, so a rotated key replaces the old one atomically. */
   update(orgId: string, id: string, patch: ProviderPatch): Promise<ProviderRecord | undefined>;
   softDelete(orgId: string, id: string): Promise<ProviderRecord | undefined>;
@@ -59,6 +67,7 @@ function toRecord(r: ProviderCredentialsTable): ProviderRecord {
     name: r.name,
     baseUrl: r.base_url,
     keyCiphertext: r.key_ciphertext,
+    weight: Number(r.weight),
     status: r.status,
     verifiedAt: r.verified_at,
     createdAt: r.created_at,
@@ -90,8 +99,9 @@ export function createProviderStore(db: Db, changes: ChangePublisher = NO_CHANGE
         name: p.name,
         base_url: p.baseUrl,
         key_ciphertext: p.keyCiphertext,
+        weight: p.weight ?? 1,
         status: 'active',
-        verified_at: null,
+        verified_at: p.verifiedAt ?? null,
         created_at: now,
         updated_at: now,
         deleted_at: null,
@@ -101,14 +111,15 @@ export function createProviderStore(db: Db, changes: ChangePublisher = NO_CHANGE
       return toRecord(row);
     },
     get,
-    async list(orgId) {
-      const rows = await db
+    async list(orgId, page = {}) {
+      let q = db
         .selectFrom('provider_credentials')
         .selectAll()
         .where('org_id', '=', orgId)
-        .where('deleted_at', 'is', null)
-        .orderBy('id')
-        .execute();
+        .where('deleted_at', 'is', null);
+      if (page.afterId !== undefined) q = q.where('id', '>', page.afterId);
+      if (page.limit !== undefined) q = q.limit(page.limit);
+      const rows = await q.orderBy('id').execute();
       return rows.map(toRecord);
     },
     async update(orgId, id, patch) {
@@ -117,6 +128,7 @@ export function createProviderStore(db: Db, changes: ChangePublisher = NO_CHANGE
       if (patch.baseUrl !== undefined) set.base_url = patch.baseUrl;
       if (patch.keyCiphertext !== undefined) set.key_ciphertext = patch.keyCiphertext;
       if (patch.verifiedAt !== undefined) set.verified_at = patch.verifiedAt;
+      if (patch.weight !== undefined) set.weight = patch.weight;
       const res = await db
         .updateTable('provider_credentials')
         .set(set)

@@ -44,6 +44,8 @@ export interface ProviderCredentialsTable {
   name: string;
   base_url: string | null;
   key_ciphertext: string;
+  /** Share of the vendor's traffic among the org's credentials of that vendor; 0 = standby. */
+  weight: number;
   status: string;
   verified_at: string | null;
   created_at: string;

@@ -37,7 +37,7 @@ describe('gateway on PostgreSQL', { skip: pgTarget?.skip }, () => {
           providers.data.map((x) => x.vendor),
           ['vendor_1'],
         );
-        const resolved = second.app.svc.credentials.resolve(second.app.svc.bootstrap.orgId, 'openai');
+        const resolved = second.app.svc.credentials.forVendor(second.app.svc.bootstrap.orgId, 'openai')[0];
         assert.equal(resolved?.credential.apiKey, 'sk-pg-123456');
       } finally {
         await second.close({ keepData: true });

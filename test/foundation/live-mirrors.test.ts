@@ -399,7 +399,7 @@ for (const d of await dialects()) {
             baseUrl: null,
             keyCiphertext: box.encrypt('sk-ant-1', credentialAad('o', cid)),
           });
-          await within(bound, () => credentials.resolve('o', 'anthropic')?.credential.apiKey === 'sk-ant-1');
+          await within(bound, () => credentials.forVendor('o', 'anthropic')[0]?.credential.apiKey === 'sk-ant-1');
           await elsewhere.providers.update('o', cid, {
             keyCiphertext: box.encrypt('sk-ant-2', credentialAad('o', cid)),
           });

@@ -11,8 +11,9 @@ interface Provider {
   vendor: string;
   name: string;
   base_url: string | null;
+  weight: number;
   status: string;
-  health: { state: string; p50_latency_ms: number | null; last_check_at: string };
+  health: { state: string; p50_latency_ms: number | null; last_check_at: string; cooldown_until: string | null };
   created_at: string;
 }
 
@@ -55,12 +56,57 @@ describe('providers', () => {
       const p = r.body as Provider;
       assert.equal(p.vendor, vendor);
       assert.equal(p.status, 'active');
-      assert.equal(p.health.state, 'healthy');
+      assert.equal(p.health.state, 'unknown', 'no call has gone through it yet');
+      assert.equal(p.weight, 1);
       assert.ok(p.created_at);
       if (azure) assert.equal(p.base_url, 'https://my-res.openai.azure.com');
     }
-    const list = (await api('GET', '/manage/v1/providers')).body as { data: Provider[] };
+    const list = (await api('GET', '/manage/v1/providers?limit=100')).body as { data: Provider[] };
     assert.equal(list.data.length, 14);
+  });
+
+  test('a new key is verified with the vendor: 422 stores nothing; verify false skips the check', async () => {
+    const before = ((await api('GET', '/manage/v1/providers?limit=200')).body as { data: Provider[] }).data.length;
+    const bad = await api('POST', '/manage/v1/providers', { vendor: 'openai', api_key: 'sk-bad-key-0000000000' });
+    assert.equal(bad.status, 422, bad.text);
+    const err = (bad.body as { error: { code: string; param: string; message: string } }).error;
+    assert.equal(err.code, 'key_verification_failed');
+    assert.equal(err.param, 'api_key');
+    assert.ok(!bad.text.includes('sk-bad-key-0000000000'));
+    const after = ((await api('GET', '/manage/v1/providers?limit=200')).body as { data: Provider[] }).data.length;
+    assert.equal(after, before, 'a refused key is not stored');
+    const unchecked = await api('POST', '/manage/v1/providers', {
+      vendor: 'openai',
+      api_key: 'sk-bad-key-0000000000',
+      verify: false,
+      weight: 0,
+    });
+    assert.equal(unchecked.status, 201, unchecked.text);
+    assert.equal((unchecked.body as Provider).weight, 0);
+    const reweighted = await api('PATCH', `/manage/v1/providers/${(unchecked.body as Provider).id}`, { weight: 5 });
+    assert.equal((reweighted.body as Provider).weight, 5);
+    assert.equal(
+      (await api('POST', '/manage/v1/providers', { vendor: 'openai', api_key: SECRET, weight: -1 })).status,
+      400,
+    );
+    assert.equal((await api('DELETE', `/manage/v1/providers/${(unchecked.body as Provider).id}`)).status, 200);
+  });
+
+  test('the list is paginated like every other list', async () => {
+    const first = (await api('GET', '/manage/v1/providers?limit=3')).body as {
+      data: Provider[];
+      next_cursor: string | null;
+      has_more: boolean;
+    };
+    assert.equal(first.data.length, 3);
+    assert.equal(first.has_more, true);
+    assert.ok(first.next_cursor);
+    const second = (await api('GET', `/manage/v1/providers?limit=3&cursor=${first.next_cursor}`)).body as {
+      data: Provider[];
+    };
+    assert.ok(second.data.length > 0);
+    assert.ok(second.data[0].id > first.data[2].id, 'the next page continues after the last id');
+    assert.equal((await api('GET', '/manage/v1/providers?cursor=nonsense')).status, 400);
   });
 
   test('validation: azure needs base_url, URLs must be http(s), bedrock key format', async () => {
@@ -95,8 +141,9 @@ describe('providers', () => {
     assert.ok(row);
     assert.ok(!row.keyCiphertext.includes('tg-key-one'));
     assert.match(row.keyCiphertext, /^v1:/);
-    const resolved = gw.app.svc.credentials.resolve(gw.app.svc.bootstrap.orgId, 'together');
-    assert.equal(resolved?.id, p.id, 'newest credential of the vendor wins');
+    const resolved = gw.app.svc.credentials
+      .forVendor(gw.app.svc.bootstrap.orgId, 'together')
+      .find((c) => c.id === p.id);
     assert.equal(resolved?.credential.apiKey, 'tg-key-one-123456');
     assert.equal(gw.app.svc.credentials.get(gw.app.svc.bootstrap.orgId, p.id)?.vendor, 'together');
     assert.equal(gw.app.svc.credentials.get('org_other', p.id), undefined);

@@ -2,10 +2,12 @@
 import { type Kysely, type Migration, type MigrationResultSet, Migrator } from 'kysely';
 import * as m001 from './001_initial.ts';
 import * as m020 from './020_routing_configs.ts';
+import * as m030 from './030_provider_weight.ts';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
   '020_routing_configs': m020,
+  '030_provider_weight': m030,
 };
 
 /**
