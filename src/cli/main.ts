@@ -1,60 +1,126 @@
-// `switchyard <command>`. Each command lives in its own file; adding one is one line in COMMANDS.
-// Commands are imported only when chosen: `serve` would otherwise also hold the whole fake upstream
-// and the MCP stdio transport in memory for the life of the gateway.
+// `switchyard <command>`: the command tree, its flags and help, declared once with commander. Each
+// command's work lives in its own file, imported only when chosen: `serve` would otherwise also hold
+// the whole fake upstream and the MCP stdio transport in memory for the life of the gateway.
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
 
-type Command = (args: string[]) => Promise<number | undefined>;
+/** A command's result: an exit code, or undefined when it keeps running (servers) and exits on its own. */
+type Outcome = number | undefined;
 
-const COMMANDS: Record<string, { load: () => Promise<Command>; help: string }> = {
-  serve: {
-    load: async () => (await import('./serve.ts')).serveCommand,
-    help: 'serve                       start the gateway (default)',
-  },
-  migrate: {
-    load: async () => (await import('./migrate.ts')).migrateCommand,
-    help: 'migrate                     apply database migrations and exit',
-  },
-  keys: {
-    load: async () => (await import('./keys.ts')).keysCommand,
-    help: 'keys create [--project <id>] [--name <n>] | keys list | keys revoke <id>   manage API keys offline',
-  },
-  openapi: {
-    load: async () => (await import('./openapi.ts')).openapiCommand,
-    help: 'openapi [--write]           print (or write) openapi.yaml and mcp-tools.json',
-  },
-  'fake-upstream': {
-    load: async () => (await import('./fake-upstream.ts')).fakeUpstreamCommand,
-    help: 'fake-upstream --port <p>    serve the seven vendors emulated (tests, demo, bench)',
-  },
-  mcp: {
-    load: async () => (await import('./mcp-stdio.ts')).mcpCommand,
-    help: 'mcp [--key <api key>]       serve the management tools over MCP stdio',
-  },
-};
+/** Usage errors (unknown flag or command, bad value) exit 2, the convention shells and parsers share. */
+const USAGE_ERROR = 2;
 
-function usage(): string {
-  return `Usage: switchyard <command>\n\n${Object.values(COMMANDS)
-    .map((c) => `  ${c.help}`)
-    .join('\n')}\n\nConfiguration comes from SWITCHYARD_* environment variables (see README).\n`;
+function parsePort(raw: string): number {
+  const n = Number(raw);
+  if (!/^\d{1,5}$/.test(raw) || n > 65535) {
+    throw new InvalidArgumentError('expected an integer between 0 and 65535 (0 = any free port).');
+  }
+  return n;
+}
+
+const CONFIG_NOTE = '\nConfiguration comes from SWITCHYARD_* environment variables (see README "Configuration").';
+
+function buildProgram(done: (outcome: Outcome) => void): Command {
+  const program = new Command('switchyard')
+    .description('Switchyard, an LLM gateway. Without a command: serve.')
+    .exitOverride()
+    .showHelpAfterError('(add --help for usage)')
+    .showSuggestionAfterError()
+    .addHelpText('after', CONFIG_NOTE);
+
+  program
+    .command('serve')
+    .description('start the gateway (the default command); creates the store on first start')
+    .addHelpText('after', CONFIG_NOTE)
+    .action(async () => done(await (await import('./serve.ts')).serveCommand()));
+
+  program
+    .command('migrate')
+    .description('create the store if needed, apply database migrations, and exit')
+    .addHelpText('after', CONFIG_NOTE)
+    .action(async () => done(await (await import('./migrate.ts')).migrateCommand()));
+
+  const keys = program
+    .command('keys')
+    .description('manage API keys offline, against an existing store (no server needed)')
+    .addHelpText('after', CONFIG_NOTE);
+  keys
+    .command('create')
+    .description('create an API key and print its plaintext once')
+    .option('--project <project_id>', 'scope the key to one project (default: org-wide)')
+    .option('--name <name>', 'a label for the key')
+    .action(async (opts: { project?: string; name?: string }) =>
+      done(await (await import('./keys.ts')).keysCreate(opts)),
+    );
+  keys
+    .command('list')
+    .description('list API keys (never their plaintext)')
+    .action(async () => done(await (await import('./keys.ts')).keysList()));
+  keys
+    .command('revoke')
+    .description('revoke an API key; a running gateway refuses it within a second')
+    .argument('<key_id>', 'the key to revoke (key_...)')
+    .action(async (id: string) => done(await (await import('./keys.ts')).keysRevoke(id)));
+
+  program
+    .command('openapi')
+    .description('print openapi.yaml, or write openapi.yaml and mcp-tools.json to the current directory')
+    .option('--write', 'write the files instead of printing the document')
+    .action(async (opts: { write?: boolean }) =>
+      done(await (await import('./openapi.ts')).openapiCommand({ write: opts.write === true })),
+    );
+
+  program
+    .command('mcp')
+    .description('serve the management tools over MCP stdio, against an existing store')
+    .option('--key <api_key>', 'the API key to act as (default: SWITCHYARD_API_KEY, then SWITCHYARD_ADMIN_KEY)')
+    .addHelpText('after', CONFIG_NOTE)
+    .action(async (opts: { key?: string }) => done(await (await import('./mcp-stdio.ts')).mcpCommand(opts)));
+
+  program
+    .command('fake-upstream')
+    .description('serve the seven vendors emulated on one port (tests, demos, benchmarks; never production)')
+    .option('--port <port>', 'port to listen on (0 = any free port)', parsePort, 9090)
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option(
+      '--aws-secret <secret>',
+      'the secret access key the Bedrock emulation checks signatures with',
+      'test-secret',
+    )
+    .option('--no-record', 'do not keep received requests for GET /__requests')
+    .action(async (opts: { port: number; host: string; awsSecret: string; record: boolean }) =>
+      done(await (await import('./fake-upstream.ts')).fakeUpstreamCommand(opts)),
+    );
+
+  program
+    .command('demo')
+    .description('start the fake upstream and a gateway wired to it, with sample configs and ready-to-paste snippets')
+    .option('--port <port>', 'gateway port (0 = any free port)', parsePort, 8080)
+    .option('--upstream-port <port>', 'fake upstream port (0 = any free port)', parsePort, 0)
+    .option('--data-dir <dir>', 'keep the demo store here (default: a temporary directory, removed on exit)')
+    .action(async (opts: { port: number; upstreamPort: number; dataDir?: string }) =>
+      done(await (await import('./demo.ts')).demoCommand(opts)),
+    );
+
+  return program;
 }
 
 export async function main(argv: string[]): Promise<void> {
-  const [name = 'serve', ...rest] = argv;
-  if (name === 'help' || name === '--help' || name === '-h') {
-    process.stdout.write(usage());
-    return;
-  }
-  const command = COMMANDS[name];
-  if (!command) {
-    process.stderr.write(`Unknown command '${name}'.\n\n${usage()}`);
-    process.exitCode = 2;
-    return;
-  }
+  let outcome: Outcome;
+  const program = buildProgram((o) => {
+    outcome = o;
+  });
   try {
-    const run = await command.load();
-    const code = await run(rest);
-    if (code !== undefined) process.exitCode = code;
+    await program.parseAsync(argv.length === 0 ? ['serve'] : argv, { from: 'user' });
   } catch (err) {
+    if (err instanceof CommanderError) {
+      // Help asked for exits 0; help shown because something was missing (`keys` alone) is a usage error.
+      process.exitCode = err.exitCode === 0 ? 0 : USAGE_ERROR;
+      return;
+    }
+    const name = argv[0] ?? 'serve';
     process.stderr.write(`switchyard ${name}: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exitCode = 1;
+    return;
   }
+  if (outcome !== undefined) process.exitCode = outcome;
 }

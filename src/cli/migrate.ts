@@ -2,7 +2,7 @@
 import { loadConfig } from '../config.ts';
 import { openStore } from '../store/index.ts';
 
-export async function migrateCommand(_args: string[]): Promise<number | undefined> {
+export async function migrateCommand(): Promise<number | undefined> {
   const handle = await openStore(loadConfig());
   try {
     process.stdout.write(`migrated ${handle.dialect} database at ${handle.where}\n`);

@@ -6,9 +6,9 @@ import { openApiYaml, toolsJson } from '../manage/openapi.ts';
 import { OPERATIONS } from '../manage/operations.ts';
 import { PROXY_PATHS } from '../manage/proxy-paths.ts';
 
-export async function openapiCommand(args: string[]): Promise<number | undefined> {
+export async function openapiCommand(opts: { write: boolean }): Promise<number | undefined> {
   const yaml = openApiYaml(OPERATIONS, PROXY_PATHS);
-  if (!args.includes('--write')) {
+  if (!opts.write) {
     process.stdout.write(yaml);
     return 0;
   }

@@ -19,7 +19,7 @@ function tuneHeap(): void {
   if (!given.includes('heap-growing-percent')) setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
 }
 
-export async function serveCommand(_args: string[]): Promise<number | undefined> {
+export async function serveCommand(): Promise<number | undefined> {
   tuneHeap();
   const app = await buildApp();
   const { config, bootstrap } = app.svc;
