@@ -20,14 +20,9 @@ export async function writeSse(raw: ServerResponse, reply: StreamReply, signal: 
   try {
     summary = await reply.relay.run(
       {
-        // Records decoded from one upstream read leave in one socket write instead of one each.
-        write: (s) => {
-          if (raw.writableCorked === 0) {
-            raw.cork();
-            process.nextTick(() => raw.uncork());
-          }
-          return raw.write(s);
-        },
+        // The relay already joins the records of one upstream read. (Corking the response and
+        // uncorking on the next tick lost every write after the first on Node 24.)
+        write: (s) => (raw.destroyed ? true : raw.write(s)),
         // A caller who hangs up never drains; 'close' ends the wait (the abort signal stops the relay).
         drain: () =>
           new Promise((resolve) => {

@@ -46,14 +46,18 @@ export function openStreamRelay(input: RelayInput): StreamRelay {
     async run(sink, signal) {
       const summary: StreamSummary = { usage: { input: 0, output: 0 }, text: '', aborted: false };
       const started = performance.now();
-      // Records are written as they are produced and awaited only when the socket asks to drain, so
-      // an upstream read costs one await, not one per record.
-      let blocked = false;
+      // The records decoded from one upstream read leave in one socket write (fewer syscalls and
+      // TCP segments), and the relay awaits only when the socket asks it to drain.
+      let pending = '';
       const emit = (chunks: string[]): void => {
-        for (const c of chunks) {
-          if (summary.firstByteMs === undefined) summary.firstByteMs = performance.now() - started;
-          if (!sink.write(c)) blocked = true;
-        }
+        for (const c of chunks) pending += c;
+      };
+      const send = async (): Promise<void> => {
+        if (pending === '') return;
+        if (summary.firstByteMs === undefined) summary.firstByteMs = performance.now() - started;
+        const chunk = pending;
+        pending = '';
+        if (!sink.write(chunk)) await sink.drain();
       };
       const process = makeProcessor(input, summary);
       const splitter = recordSplitter(input.adapter.streamFraming);
@@ -61,24 +65,24 @@ export function openStreamRelay(input: RelayInput): StreamRelay {
         for await (const chunk of input.body) {
           if (signal.aborted) break;
           for (const ev of splitter.push(chunk)) emit(process.push(ev));
-          if (blocked) {
-            blocked = false;
-            await sink.drain();
-          }
+          await send();
         }
         if (!signal.aborted) {
           for (const ev of splitter.end()) emit(process.push(ev));
           emit(process.end());
+          await send();
         }
       } catch (err) {
         if (!signal.aborted) {
           const info = transportError(err);
           emit(process.fail({ ...info, message: `upstream stream broke: ${info.message}` }));
+          await send();
         }
       }
       if (abortedByShutdown(signal)) {
         // The caller is still there: end its stream with an error record rather than silence.
         emit(process.fail({ status: 503, kind: 'server', message: 'the gateway is shutting down', retryable: true }));
+        await send();
         input.body.dump().catch(() => {});
       } else if (signal.aborted) {
         summary.aborted = true;
