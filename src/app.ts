@@ -9,7 +9,9 @@ import { registerAuth } from './http/auth.ts';
 import { registerBodyBudget } from './http/body-budget.ts';
 import { registerErrorHandlers } from './http/error-handler.ts';
 import { registerJsonParser } from './http/json-body.ts';
+import { registerLogExport } from './http/logs-export.ts';
 import { registerMcpRoutes } from './http/mcp.ts';
+import { registerMetricsRoute } from './http/metrics-route.ts';
 import { InFlight, proxyRoutes } from './http/proxy-routes.ts';
 import { registerOperationRoutes } from './http/rest.ts';
 import { onClientError, onFrameworkError } from './http/transport-errors.ts';
@@ -18,9 +20,10 @@ import { liveStateOf } from './manage/live-state.ts';
 import { OPERATIONS } from './manage/operations.ts';
 import { PROXY_PATHS } from './manage/proxy-paths.ts';
 import { registerValidators } from './manage/validation.ts';
+import { GatewayMetrics, metricsHook } from './metrics/gateway-metrics.ts';
+import { Metrics } from './metrics/registry.ts';
 import { pipelineDeadlines } from './pipeline/deps.ts';
 import { healthHook } from './pipeline/health-hook.ts';
-import { PipelineHooks } from './pipeline/hooks.ts';
 import { createServices, type KeyVerifier } from './services.ts';
 import { newId } from './util/ids.ts';
 
@@ -81,8 +84,10 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
     return reply.type('application/yaml; charset=utf-8').send(await openApi);
   });
   registerOperationRoutes(app, OPERATIONS);
+  registerLogExport(app);
   registerMcpRoutes(app, OPERATIONS);
-  const hooks = new PipelineHooks()
+  // On the services so that management calls that run the pipeline (log replay) share the hooks.
+  const hooks = svc.hooks
     .onAfterResponse(healthHook(svc.routing.health))
     .onAfterResponse(
       requestLogHook(
@@ -93,6 +98,11 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
     );
   const inFlight = new InFlight();
   app.decorate('inFlight', inFlight);
+  // One registry per gateway; later features register their own metrics on `metrics`.
+  const metrics = new Metrics();
+  const live = { inFlight: () => inFlight.size, logQueueDepth: () => svc.logs.pending };
+  hooks.onAfterResponse(metricsHook(new GatewayMetrics(metrics, live)));
+  registerMetricsRoute(app, metrics, { public: config.metricsPublic, principals: svc.principals });
   await app.register(
     proxyRoutes(
       {

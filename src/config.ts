@@ -11,7 +11,7 @@ export interface Config {
   dataDir: string;
   /** `postgres://...` switches storage to PostgreSQL; unset means SQLite in dataDir. */
   databaseUrl: string | null;
-  /** Only used by tests: a PostgreSQL schema to create and put first on the search_path. */
+  /** A PostgreSQL schema to create and put first on the search_path (several gateways, one database). */
   pgSchema: string | null;
   redisUrl: string | null;
   /** When set, this plaintext key is guaranteed to exist as an org-wide admin key. */
@@ -31,6 +31,12 @@ export interface Config {
   bodyBudgetBytes: number;
   /** Request and response bodies kept in a log row, each, in characters. */
   logBodyMaxBytes: number;
+  /** `GET /metrics` without an API key (a scraper on a private network). */
+  metricsPublic: boolean;
+  /** Log rows older than this many days are deleted (rollups stay). */
+  logRetentionDays: number;
+  /** Request and response bodies of log rows older than this many days are emptied. */
+  logBodyRetentionDays: number;
 }
 
 const LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -48,12 +54,29 @@ function parseMs(raw: string | null, name: string, fallback: number): number {
   return n;
 }
 
+/** A positive number of days (fractions allowed), or the default when unset. */
+function parseDays(raw: string | null, name: string, fallback: number): number {
+  if (raw === null) return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number of days, got "${raw}"`);
+  return n;
+}
+
 /** Megabytes (MiB) as bytes, or the default when unset. */
 function parseMb(raw: string | null, name: string, fallbackMb: number): number {
   if (raw === null) return fallbackMb * 1024 * 1024;
   const n = Number(raw);
   if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number, got "${raw}"`);
   return Math.floor(n * 1024 * 1024);
+}
+
+/** `true`/`false` (also `1`/`0`, `yes`/`no`, any case), or the default when unset. */
+function parseBool(raw: string | null, name: string, fallback: boolean): boolean {
+  if (raw === null) return fallback;
+  const v = raw.toLowerCase();
+  if (v === 'true' || v === '1' || v === 'yes') return true;
+  if (v === 'false' || v === '0' || v === 'no') return false;
+  throw new Error(`${name} must be true or false, got "${raw}"`);
 }
 
 function parsePort(raw: string | null): number {
@@ -70,6 +93,13 @@ function parseLevel(raw: string | null): LogLevel {
   const lower = raw.toLowerCase() as LogLevel;
   if (!LEVELS.includes(lower)) throw new Error(`SWITCHYARD_LOG_LEVEL must be one of ${LEVELS.join(', ')}`);
   return lower;
+}
+
+function parseSchema(raw: string | null): string | null {
+  if (raw === null) return null;
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(raw))
+    throw new Error(`SWITCHYARD_DATABASE_SCHEMA must be a lower-case SQL identifier, got "${raw}"`);
+  return raw;
 }
 
 function parseDatabaseUrl(raw: string | null): string | null {
@@ -90,7 +120,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       overrides.databaseUrl !== undefined
         ? overrides.databaseUrl
         : parseDatabaseUrl(nonEmpty(env.SWITCHYARD_DATABASE_URL)),
-    pgSchema: overrides.pgSchema ?? null,
+    pgSchema:
+      overrides.pgSchema !== undefined ? overrides.pgSchema : parseSchema(nonEmpty(env.SWITCHYARD_DATABASE_SCHEMA)),
     redisUrl: overrides.redisUrl !== undefined ? overrides.redisUrl : nonEmpty(env.SWITCHYARD_REDIS_URL),
     adminKey: overrides.adminKey !== undefined ? overrides.adminKey : nonEmpty(env.SWITCHYARD_ADMIN_KEY),
     masterKey: overrides.masterKey !== undefined ? overrides.masterKey : nonEmpty(env.SWITCHYARD_MASTER_KEY),
@@ -102,6 +133,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     logBodyMaxBytes:
       overrides.logBodyMaxBytes ??
       parseMb(nonEmpty(env.SWITCHYARD_LOG_BODY_MAX_KB), 'SWITCHYARD_LOG_BODY_MAX_KB', 64) / 1024,
+    metricsPublic:
+      overrides.metricsPublic ?? parseBool(nonEmpty(env.SWITCHYARD_METRICS_PUBLIC), 'SWITCHYARD_METRICS_PUBLIC', false),
+    logRetentionDays:
+      overrides.logRetentionDays ??
+      parseDays(nonEmpty(env.SWITCHYARD_LOG_RETENTION_DAYS), 'SWITCHYARD_LOG_RETENTION_DAYS', 30),
+    logBodyRetentionDays:
+      overrides.logBodyRetentionDays ??
+      parseDays(nonEmpty(env.SWITCHYARD_LOG_BODY_RETENTION_DAYS), 'SWITCHYARD_LOG_BODY_RETENTION_DAYS', 7),
     upstreamTimeoutMs:
       overrides.upstreamTimeoutMs ??
       parseMs(nonEmpty(env.SWITCHYARD_UPSTREAM_TIMEOUT_MS), 'SWITCHYARD_UPSTREAM_TIMEOUT_MS', 300_000),

@@ -10,9 +10,11 @@ import { PrincipalMirror } from './live/principals.ts';
 import { ProjectMirror } from './live/projects.ts';
 import { type ConfigCompiler, RoutingConfigMirror } from './live/routing-configs.ts';
 import { JournaledSink } from './logs/journal.ts';
+import { LogRetention } from './logs/retention.ts';
 import { WorkerLogWriter } from './logs/worker-writer.ts';
 import { LogWriter, type RequestLogSink } from './logs/writer.ts';
 import type { KeyVerifier, Services } from './manage/services.ts';
+import { PipelineHooks } from './pipeline/hooks.ts';
 import { HealthTracker } from './routing/health.ts';
 import { compileStrategy, strategyName } from './routing/normalize.ts';
 import type { CompiledStrategy, StrategyName } from './routing/types.ts';
@@ -96,6 +98,12 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
     const writer: RequestLogSink =
       handle.dialect === 'sqlite' ? new WorkerLogWriter(handle.where, logger, inThread) : inThread;
     const logs = await JournaledSink.open(join(config.dataDir, 'journal'), writer, logger);
+    const retention = new LogRetention(
+      stores.logs,
+      { rowDays: config.logRetentionDays, bodyDays: config.logBodyRetentionDays },
+      logger,
+    );
+    retention.start();
 
     let closed: Promise<void> | undefined;
     return {
@@ -110,12 +118,15 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       credentials,
       projects,
       logs,
+      retention,
       keyVerifier: opts.keyVerifier ?? defaultVerifier,
       routing: { configs, health: new HealthTracker() },
       bootstrap: boot,
+      hooks: new PipelineHooks(),
       close() {
         closed ??= (async () => {
           for (const m of mirrors) m.stop();
+          await retention.stop();
           // Log rows are queued one event-loop turn after their response (request-log hook): let the
           // last answers' rows reach the writer before it flushes and closes.
           await new Promise((resolve) => setImmediate(resolve));

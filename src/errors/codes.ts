@@ -127,6 +127,12 @@ export const ERROR_CODES = {
     beta: 'permission_error',
     message: 'This management operation needs an org-wide API key; this key is scoped to one project',
   },
+  project_out_of_scope: {
+    status: 403,
+    alpha: 'permission_error',
+    beta: 'permission_error',
+    message: "This key is scoped to project '{project}' and cannot read project '{requested}'",
+  },
   // Management resources.
   not_found: { status: 404, alpha: 'not_found_error', beta: 'not_found_error', message: "No {what} with id '{id}'" },
   unknown_route: {
@@ -140,6 +146,19 @@ export const ERROR_CODES = {
     alpha: 'conflict_error',
     beta: 'invalid_request_error',
     message: "slug '{slug}' is already used by a live routing config",
+  },
+  log_body_not_retained: {
+    status: 409,
+    alpha: 'conflict_error',
+    beta: 'invalid_request_error',
+    message:
+      "The request body of {id} was not kept ({why}), so it cannot be replayed; bodies are kept while the project's settings.log_bodies is true, for SWITCHYARD_LOG_BODY_RETENTION_DAYS",
+  },
+  log_not_replayable: {
+    status: 409,
+    alpha: 'conflict_error',
+    beta: 'invalid_request_error',
+    message: 'Only chat completions and messages can be replayed; {id} is a {type} request',
   },
   provider_in_use: {
     status: 409,

@@ -28,6 +28,8 @@ const record = (requestBody: unknown): CallRecord => ({
   responseBody: { ok: true },
   createdAt: 0,
   healthSamples: [],
+  cache: null,
+  replayOf: null,
 });
 
 test('logged bodies are cut at the limit with a marker saying how long they were', () => {

@@ -41,6 +41,8 @@ export function toStoreRow(r: CallRecord, keepBodies: boolean, maxBodyBytes = 64
     requestBody: keepBodies ? bodyText(r.requestBody, maxBodyBytes) : null,
     responseBody: keepBodies ? bodyText(r.responseBody, maxBodyBytes) : null,
     createdAt: new Date(r.createdAt).toISOString(),
+    cache: r.cache,
+    replayOf: r.replayOf,
   };
 }
 

@@ -42,6 +42,8 @@ function row(n: number): RequestLogRow {
     requestBody: '{"model":"gpt-4o-mini"}',
     responseBody: `{"n":${n}}`,
     createdAt: new Date().toISOString(),
+    cache: null,
+    replayOf: null,
   };
 }
 

@@ -2,7 +2,9 @@
 // the MCP tools are all generated from it. Adding a resource: one file + one line here.
 
 import { decisionOperations } from './analytics-decisions.ts';
+import { analyticsReportOperations } from './analytics-report.ts';
 import { apiKeyOperations } from './api-keys.ts';
+import { logOperations } from './logs.ts';
 import type { Operation } from './operation.ts';
 import { projectOperations } from './projects.ts';
 import { providerOperations } from './providers.ts';
@@ -13,5 +15,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...providerOperations,
   ...apiKeyOperations,
   ...routingConfigOperations,
+  ...analyticsReportOperations,
   ...decisionOperations,
+  ...logOperations,
 ];

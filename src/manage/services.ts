@@ -7,7 +7,9 @@ import type { CredentialMirror } from '../live/credentials.ts';
 import type { PrincipalMirror } from '../live/principals.ts';
 import type { ProjectMirror } from '../live/projects.ts';
 import type { RoutingConfigMirror } from '../live/routing-configs.ts';
+import type { LogRetention } from '../logs/retention.ts';
 import type { RequestLogSink } from '../logs/writer.ts';
+import type { PipelineHooks } from '../pipeline/hooks.ts';
 import type { ChangeBus } from '../ports/change-bus.ts';
 import type { Credential, VendorId } from '../providers/types.ts';
 import type { HealthTracker } from '../routing/health.ts';
@@ -47,10 +49,14 @@ export interface Services {
   projects: ProjectMirror;
   /** Request log writer: `enqueue(row)` (never awaited), `flush()`. */
   logs: RequestLogSink;
+  /** Deletes old log rows and bodies (at start, daily); `sweep()` runs one now. */
+  retention: LogRetention;
   keyVerifier: KeyVerifier;
   /** Routing configs (mirrored by slug) and candidate health. */
   routing: RoutingState;
   bootstrap: BootstrapResult;
+  /** The pipeline's hooks (registered by buildApp), also used by management calls that run it. */
+  hooks: PipelineHooks;
   /** Stops the mirrors, flushes the log writer and closes the database and the change bus. */
   close(): Promise<void>;
 }

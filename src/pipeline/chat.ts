@@ -27,6 +27,7 @@ export function newCall(input: ProxyInput, kind: CallKind): ProxyCall {
     headers: input.headers,
     signal: input.signal,
     dryRun: input.dryRun,
+    replayOf: input.replayOf,
     kind,
     hdr: readSvcHeaders(input.headers),
     started: performance.now(),
@@ -145,6 +146,8 @@ function respond(call: ProxyCall, plan: RoutePlan, served: Served, deps: Pipelin
   const parts = recordParts(requestType);
   parts.target = target;
   parts.trace = served.trace;
+  // A cache answers through a beforeAttempt hook; with none registered it was not consulted.
+  parts.cache = cache === 'HIT' ? 'hit' : deps.hooks.beforeAttempt.length > 0 ? 'miss' : null;
   parts.healthSamples = served.samples;
   if (!outcome.ok || (!target && cache === 'MISS')) {
     // A caller who hung up before the upstream answered is logged 499, not blamed on the upstream.

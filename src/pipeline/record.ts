@@ -8,6 +8,8 @@ import type { ProxyCall } from './types.ts';
 export interface HealthSample {
   ref?: CandidateRef;
   credentialId?: string;
+  /** The credential's vendor where there is no `ref` (a routed attempt's tries), for per-vendor counts. */
+  vendor?: CandidateRef['vendor'];
   ok: boolean;
   latencyMs: number;
   status: number;
@@ -46,15 +48,8 @@ export function credentialSample(
   outcome: { ok: true } | { ok: false; error: UpstreamErrorInfo },
   latencyMs: number,
 ): HealthSample {
-  return outcome.ok
-    ? { credentialId: target.credentialId, ok: true, latencyMs, status: 200, kind: 'ok' }
-    : {
-        credentialId: target.credentialId,
-        ok: false,
-        latencyMs,
-        status: outcome.error.status,
-        kind: outcome.error.kind,
-      };
+  const { ref: _candidate, ...sample } = healthSample(target, outcome, latencyMs);
+  return { ...sample, credentialId: target.credentialId, vendor: target.vendor };
 }
 
 export interface CallRecord {
@@ -82,6 +77,9 @@ export interface CallRecord {
   responseBody: unknown;
   createdAt: number;
   healthSamples: HealthSample[];
+  /** `hit` / `miss` when a cache hook was consulted, else null. */
+  cache: 'hit' | 'miss' | null;
+  replayOf: string | null;
 }
 
 /**
@@ -101,6 +99,7 @@ export interface RecordParts {
   keepRequestBody: boolean;
   responseBody: unknown;
   healthSamples: HealthSample[];
+  cache: 'hit' | 'miss' | null;
 }
 
 export function recordParts(requestType: string): RecordParts {
@@ -116,6 +115,7 @@ export function recordParts(requestType: string): RecordParts {
     keepRequestBody: true,
     responseBody: null,
     healthSamples: NO_SAMPLES,
+    cache: null,
   };
 }
 
@@ -156,5 +156,7 @@ export function callRecord(call: ProxyCall, r: RecordParts): CallRecord {
     responseBody: r.responseBody,
     createdAt: call.createdAt,
     healthSamples: r.healthSamples,
+    cache: r.cache,
+    replayOf: call.replayOf ?? null,
   };
 }

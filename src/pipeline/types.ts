@@ -40,6 +40,8 @@ export interface ProxyInput {
   signal: AbortSignal;
   /** `POST /alpha/v1/dry-run`: always answer with the routing decision. */
   dryRun?: boolean;
+  /** Set when the management API re-runs a logged request: the id of that request. */
+  replayOf?: string;
 }
 
 /** A proxy call once decoded: what hooks see. */

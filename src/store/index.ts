@@ -7,6 +7,7 @@ import { createOrgKeyStore, type OrgKeyStore } from './org-keys.ts';
 import { createProjectStore, type ProjectStore } from './projects.ts';
 import { createProviderStore, type ProviderStore } from './providers.ts';
 import { createRequestLogStore, type RequestLogStore } from './request-logs.ts';
+import { type AnalyticsStore, createAnalyticsStore } from './rollups-read.ts';
 import { createRoutingConfigStore, type RoutingConfigStore } from './routing-configs.ts';
 
 export interface Stores {
@@ -14,6 +15,8 @@ export interface Stores {
   projects: ProjectStore;
   providers: ProviderStore;
   logs: RequestLogStore;
+  /** Analytics rollups, kept by `logs.insertMany` and the SQLite log worker. */
+  analytics: AnalyticsStore;
   routingConfigs: RoutingConfigStore;
 }
 
@@ -32,6 +35,7 @@ export function createStores(db: Db, changes: ChangePublisher = NO_CHANGES): Sto
     projects: createProjectStore(db, changes),
     providers: createProviderStore(db, changes),
     logs: createRequestLogStore(db),
+    analytics: createAnalyticsStore(db),
     routingConfigs: createRoutingConfigStore(db, changes),
   };
 }

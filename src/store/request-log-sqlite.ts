@@ -1,6 +1,7 @@
 // The request-log insert of the SQLite log worker (src/logs/sqlite-log-worker.ts). Kept apart from
 // request-logs.ts so that the worker thread loads better-sqlite3 and nothing else: importing the
 // query builder there would add its start-up time before the first row can be written.
+import { sqliteRollups } from './rollups-sqlite.ts';
 import type { RequestLogsTable } from './schema.ts';
 
 export type SQLiteHandle = import('better-sqlite3').Database;
@@ -32,6 +33,8 @@ export const LOG_COLUMNS: ReadonlyArray<keyof RequestLogsTable> = [
   'request_body',
   'response_body',
   'created_at',
+  'cache',
+  'replay_of',
 ];
 
 /** Positional INSERT of one row in LOG_COLUMNS order; a replayed id is ignored. */
@@ -46,7 +49,11 @@ export type LogValue = string | number | null;
  */
 export function sqliteLogBatchInsert(sqlite: SQLiteHandle): (rows: LogValue[][]) => void {
   const stmt = sqlite.prepare(SQLITE_LOG_INSERT);
+  const rollups = sqliteRollups(sqlite, LOG_COLUMNS);
   return sqlite.transaction((rows: LogValue[][]) => {
-    for (const r of rows) stmt.run(r);
+    // Only rows this INSERT stored count towards the rollups: a journal replay must not add twice.
+    const batch = rollups.batch();
+    for (const r of rows) if (stmt.run(r).changes > 0) batch.add(r);
+    batch.apply();
   });
 }

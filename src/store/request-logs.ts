@@ -1,9 +1,12 @@
 // Request log rows (written behind the response in batches by src/logs/writer.ts).
 
+import { encodeTime } from 'ulid';
 import { fromJsonText, toJsonText } from '../util/json.ts';
 import type { Db } from './db.ts';
 import { escapeLike, likeEscaped } from './like.ts';
 import { LOG_COLUMNS, type LogValue } from './request-log-sqlite.ts';
+import { RollupBatch } from './rollups.ts';
+import { createRollupWriter } from './rollups-write.ts';
 import type { RequestLogsTable } from './schema.ts';
 
 export interface RequestLogRow {
@@ -35,6 +38,10 @@ export interface RequestLogRow {
   requestBody: string | null;
   responseBody: string | null;
   createdAt: string;
+  /** `hit` / `miss` when the project's semantic cache was consulted, else null. */
+  cache: 'hit' | 'miss' | null;
+  /** The request id this call re-ran (`POST /manage/v1/logs/{id}/replay`). */
+  replayOf: string | null;
 }
 
 export interface LogFilters {
@@ -49,6 +56,9 @@ export interface LogFilters {
   minLatencyMs?: number;
   /** Every pair must be present in the row's tags. */
   tags?: Record<string, string>;
+  traceId?: string;
+  conversationId?: string;
+  requestType?: string;
 }
 
 export interface LatencySample {
@@ -64,6 +74,14 @@ export interface RequestLogStore {
   /** Newest first; `beforeId` is the cursor (the last id of the previous page). */
   list(filters: LogFilters, page: { beforeId?: string; limit: number }): Promise<RequestLogRow[]>;
   latencySamples(credentialIds: string[], sinceIso: string): Promise<LatencySample[]>;
+  /**
+   * Retention: deletes up to `limit` rows created before `rowsBefore` and empties the bodies of up
+   * to `limit` rows created before `bodiesBefore`; returns how many of each it touched.
+   */
+  sweep(
+    cutoffs: { rowsBefore: string; bodiesBefore: string },
+    limit: number,
+  ): Promise<{ rows: number; bodies: number }>;
 }
 
 function toTable(r: RequestLogRow): RequestLogsTable {
@@ -94,6 +112,9 @@ function toTable(r: RequestLogRow): RequestLogsTable {
     request_body: r.requestBody,
     response_body: r.responseBody,
     created_at: r.createdAt,
+    // Rows journaled by an older version lack the newer fields.
+    cache: r.cache ?? null,
+    replay_of: r.replayOf ?? null,
   };
 }
 
@@ -126,7 +147,17 @@ function fromTable(t: RequestLogsTable): RequestLogRow {
     requestBody: t.request_body,
     responseBody: t.response_body,
     createdAt: t.created_at,
+    cache: t.cache === 'hit' || t.cache === 'miss' ? t.cache : null,
+    replayOf: t.replay_of,
   };
+}
+
+/**
+ * The smallest request id of a moment (ISO 8601): ids are `req_` + a ULID, whose first 10
+ * characters are the creation time in milliseconds (Crockford base32, lower-cased here).
+ */
+export function requestIdAt(iso: string): string {
+  return `req_${encodeTime(Math.max(0, Date.parse(iso)), 10).toLowerCase()}`;
 }
 
 const STATUS_RANGES = { '2xx': [200, 299], '4xx': [400, 499], '5xx': [500, 599] } as const;
@@ -141,16 +172,26 @@ export function logValues(r: RequestLogRow): LogValue[] {
 }
 
 export function createRequestLogStore(db: Db): RequestLogStore {
+  const rollupWriter = createRollupWriter();
   return {
     async insertMany(rows) {
-      for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-        const chunk = rows.slice(i, i + INSERT_CHUNK).map(toTable);
-        await db
-          .insertInto('request_logs')
-          .values(chunk)
-          .onConflict((oc) => oc.column('id').doNothing())
-          .execute();
-      }
+      // One transaction with the rollups; only the ids RETURNING gives back were new, so a journal
+      // replay of committed rows adds nothing to them.
+      await db.transaction().execute(async (trx) => {
+        const rollups = new RollupBatch();
+        for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+          const chunk = rows.slice(i, i + INSERT_CHUNK).map(toTable);
+          const stored = await trx
+            .insertInto('request_logs')
+            .values(chunk)
+            .onConflict((oc) => oc.column('id').doNothing())
+            .returning('id')
+            .execute();
+          const ids = new Set(stored.map((r) => r.id));
+          for (const t of chunk) if (ids.has(t.id)) rollups.add(t);
+        }
+        await rollupWriter.apply(trx, rollups);
+      });
     },
     async get(orgId, id) {
       const r = await db
@@ -165,8 +206,10 @@ export function createRequestLogStore(db: Db): RequestLogStore {
       let q = db.selectFrom('request_logs').selectAll().where('org_id', '=', f.orgId);
       if (page.beforeId !== undefined) q = q.where('id', '<', page.beforeId);
       if (f.projectId !== undefined) q = q.where('project_id', '=', f.projectId);
-      if (f.start !== undefined) q = q.where('created_at', '>=', f.start);
-      if (f.end !== undefined) q = q.where('created_at', '<', f.end);
+      // Ids start with their creation time, so a time range is also an id range: the page walks
+      // the (org_id, id) index instead of filtering every row of the org.
+      if (f.start !== undefined) q = q.where('id', '>=', requestIdAt(f.start)).where('created_at', '>=', f.start);
+      if (f.end !== undefined) q = q.where('id', '<', requestIdAt(f.end)).where('created_at', '<', f.end);
       if (f.statusClass !== undefined) {
         const [lo, hi] = STATUS_RANGES[f.statusClass];
         q = q.where('status_code', '>=', lo).where('status_code', '<=', hi);
@@ -178,6 +221,9 @@ export function createRequestLogStore(db: Db): RequestLogStore {
       if (f.provider !== undefined) q = q.where('provider', '=', f.provider);
       if (f.endUser !== undefined) q = q.where('end_user', '=', f.endUser);
       if (f.minLatencyMs !== undefined) q = q.where('latency_ms', '>=', f.minLatencyMs);
+      if (f.traceId !== undefined) q = q.where('trace_id', '=', f.traceId);
+      if (f.conversationId !== undefined) q = q.where('conversation_id', '=', f.conversationId);
+      if (f.requestType !== undefined) q = q.where('request_type', '=', f.requestType);
       for (const [k, v] of Object.entries(f.tags ?? {})) {
         // Tags are written with JSON.stringify, so a pair always appears as this exact fragment.
         const fragment = `${JSON.stringify(k)}:${JSON.stringify(v)}`;
@@ -185,6 +231,30 @@ export function createRequestLogStore(db: Db): RequestLogStore {
       }
       const rows = await q.orderBy('id', 'desc').limit(page.limit).execute();
       return rows.map(fromTable);
+    },
+    async sweep(cutoffs, limit) {
+      // Bounded batches by id (time-ordered): each statement touches at most `limit` rows, so the
+      // writer is never blocked for long.
+      const old = db
+        .selectFrom('request_logs')
+        .select('id')
+        .where('id', '<', requestIdAt(cutoffs.rowsBefore))
+        .orderBy('id')
+        .limit(limit);
+      const deleted = await db.deleteFrom('request_logs').where('id', 'in', old).executeTakeFirst();
+      const bodies = db
+        .selectFrom('request_logs')
+        .select('id')
+        .where('id', '<', requestIdAt(cutoffs.bodiesBefore))
+        .where((eb) => eb.or([eb('request_body', 'is not', null), eb('response_body', 'is not', null)]))
+        .orderBy('id')
+        .limit(limit);
+      const stripped = await db
+        .updateTable('request_logs')
+        .set({ request_body: null, response_body: null })
+        .where('id', 'in', bodies)
+        .executeTakeFirst();
+      return { rows: Number(deleted.numDeletedRows), bodies: Number(stripped.numUpdatedRows) };
     },
     async latencySamples(credentialIds, sinceIso) {
       if (credentialIds.length === 0) return [];

@@ -79,6 +79,10 @@ export interface RequestLogsTable {
   decision_trace: string | null;
   request_body: string | null;
   response_body: string | null;
+  /** `hit` / `miss` when the project's semantic cache was consulted, else null. */
+  cache: string | null;
+  /** The request id a replay re-ran. */
+  replay_of: string | null;
   created_at: string;
 }
 

@@ -34,6 +34,8 @@ function row(orgId: string): RequestLogRow {
     requestBody: null,
     responseBody: null,
     createdAt: new Date().toISOString(),
+    cache: null,
+    replayOf: null,
   };
 }
 

@@ -1,7 +1,8 @@
 // Shared RequestLogStore suite: the same fixtures loaded into every dialect.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { RequestLogRow } from '../../src/store/request-logs.ts';
+import { ulid } from 'ulid';
+import type { LogFilters, RequestLogRow } from '../../src/store/request-logs.ts';
 import { newId } from '../../src/util/ids.ts';
 import { dialects, type TestDb } from '../helpers/dialects.ts';
 
@@ -33,6 +34,8 @@ function row(over: Partial<RequestLogRow>): RequestLogRow {
     requestBody: '{"x":1}',
     responseBody: null,
     createdAt: new Date().toISOString(),
+    cache: null,
+    replayOf: null,
     ...over,
   };
 }
@@ -95,6 +98,66 @@ for (const d of await dialects()) {
         [50, 100, 900],
       );
       assert.deepEqual(await s.latencySamples([], '2000-01-01'), []);
+    });
+
+    test('trace, conversation, request type, project and time-range filters', async () => {
+      const s = t.handle.stores.logs;
+      const day = 24 * 3600_000;
+      const base = Date.parse('2026-10-01T00:00:00Z');
+      const at = (ms: number, over: Partial<RequestLogRow> = {}) =>
+        row({ id: `req_${ulid(ms).toLowerCase()}`, orgId: 'org_f', createdAt: new Date(ms).toISOString(), ...over });
+      const rows = [
+        at(base, { traceId: 'tr-1', requestType: 'chat_completion' }),
+        at(base + day, { traceId: 'tr-1', conversationId: 'conv-9', requestType: 'message', projectId: 'proj_b' }),
+        at(base + 2 * day, { requestType: 'embedding', cache: 'hit', replayOf: 'req_x' }),
+      ];
+      await s.insertMany(rows);
+      const ids = async (f: Partial<LogFilters>) =>
+        (await s.list({ orgId: 'org_f', ...f }, { limit: 10 })).map((r) => r.id);
+      assert.deepEqual(await ids({ traceId: 'tr-1' }), [rows[1].id, rows[0].id]);
+      assert.deepEqual(await ids({ conversationId: 'conv-9' }), [rows[1].id]);
+      assert.deepEqual(await ids({ requestType: 'embedding' }), [rows[2].id]);
+      assert.deepEqual(await ids({ projectId: 'proj_b' }), [rows[1].id]);
+      // start inclusive, end exclusive.
+      assert.deepEqual(
+        await ids({ start: new Date(base + day).toISOString(), end: new Date(base + 2 * day).toISOString() }),
+        [rows[1].id],
+      );
+      assert.deepEqual(await ids({ start: new Date(base + day + 1).toISOString() }), [rows[2].id]);
+      const got = await s.get('org_f', rows[2].id);
+      assert.equal(got?.cache, 'hit');
+      assert.equal(got?.replayOf, 'req_x');
+    });
+
+    test('retention sweep deletes old rows and empties old bodies, in bounded batches', async () => {
+      const s = t.handle.stores.logs;
+      const now = Date.parse('2026-11-20T00:00:00Z');
+      const day = 24 * 3600_000;
+      const at = (ms: number) =>
+        row({
+          id: `req_${ulid(ms).toLowerCase()}`,
+          orgId: 'org_r',
+          createdAt: new Date(ms).toISOString(),
+          responseBody: '{"y":2}',
+        });
+      const old = Array.from({ length: 5 }, (_, i) => at(now - 40 * day + i));
+      const middle = Array.from({ length: 3 }, (_, i) => at(now - 10 * day + i));
+      const fresh = [at(now - day)];
+      await s.insertMany([...old, ...middle, ...fresh]);
+      const cutoffs = {
+        rowsBefore: new Date(now - 30 * day).toISOString(),
+        bodiesBefore: new Date(now - 7 * day).toISOString(),
+      };
+      assert.deepEqual(await s.sweep(cutoffs, 2), { rows: 2, bodies: 2 });
+      let more = { rows: 1, bodies: 1 };
+      while (more.rows + more.bodies > 0) more = await s.sweep(cutoffs, 2);
+      const left = await s.list({ orgId: 'org_r' }, { limit: 20 });
+      assert.deepEqual(
+        left.map((r) => r.id),
+        [...fresh, ...middle.reverse()].map((r) => r.id),
+      );
+      for (const r of left.slice(1)) assert.equal(r.requestBody, null);
+      assert.equal(left[0].requestBody, '{"x":1}', 'a fresh row keeps its bodies');
     });
   });
 }

@@ -41,13 +41,7 @@ for (const d of await dialects()) {
       let schema: string | undefined;
       if (d.name === 'postgres') {
         schema = randomSchema();
-        const client = new pg.Client({ connectionString: TEST_PG_URL });
-        await client.connect();
-        await client.query(`CREATE SCHEMA "${schema}"`);
-        await client.end();
-        const url = new URL(TEST_PG_URL);
-        url.searchParams.set('options', `-c search_path=${schema}`);
-        env = { SWITCHYARD_DATABASE_URL: url.toString() };
+        env = { SWITCHYARD_DATABASE_URL: TEST_PG_URL, SWITCHYARD_DATABASE_SCHEMA: schema };
       }
       const first = await spawnGateway(env);
       let second: GatewayProcess | undefined;

@@ -24,7 +24,7 @@ export const LAYER_TABLE: readonly LayerSpec[] = [
   {
     layer: 3.5,
     name: 'features',
-    units: ['logs', 'cache', 'limits', 'webhooks', 'files', 'batches', 'responses', 'media'],
+    units: ['logs', 'metrics', 'cache', 'limits', 'webhooks', 'files', 'batches', 'responses', 'media'],
   },
   { layer: 4, name: 'manage', units: ['manage'] },
   { layer: 5, name: 'http', units: ['http'] },

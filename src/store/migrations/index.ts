@@ -3,11 +3,15 @@ import { type Kysely, type Migration, type MigrationResultSet, Migrator } from '
 import * as m001 from './001_initial.ts';
 import * as m020 from './020_routing_configs.ts';
 import * as m030 from './030_provider_weight.ts';
+import * as m040 from './040_analytics_rollups.ts';
+import * as m045 from './045_request_log_lookup.ts';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
   '020_routing_configs': m020,
   '030_provider_weight': m030,
+  '040_analytics_rollups': m040,
+  '045_request_log_lookup': m045,
 };
 
 /**
