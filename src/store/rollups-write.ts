@@ -10,7 +10,7 @@
 // org's slot row for that day, which makes the bound exact across processes.
 // SQLite: the transaction holds the database's write lock from its first INSERT, so histograms are
 // read, merged and written back as in the log worker (rollups-sqlite.ts).
-import { type Kysely, SqliteAdapter, sql, type Transaction } from 'kysely';
+import { type Kysely, type RawBuilder, SqliteAdapter, sql, type Transaction } from 'kysely';
 import {
   DIM_LIMITS,
   type Dim,
@@ -25,7 +25,7 @@ import type { Database } from './schema.ts';
 
 type Tx = Kysely<Database & RollupTables>;
 
-// Stays well under PostgreSQL's limit on bound parameters per statement (14 columns x 500).
+// Stays well under PostgreSQL's limit on bound parameters per statement (13 columns x 500).
 const UPSERT_CHUNK = 500;
 
 const admittedKey = (orgId: string, day: number, dim: Dim, value: string) => `${orgId}\n${day}\n${dim}\n${value}`;
@@ -98,7 +98,7 @@ async function admit(db: Tx, batch: RollupBatch, committed: Set<string>): Promis
 const COMPACT_AT = 2000;
 
 /** The new `hist` of an upsert: the stored pairs plus the batch's, summed per bin when long. */
-function pgHist(table: string): ReturnType<typeof sql> {
+function pgHist(table: string): RawBuilder<unknown> {
   const both = sql`${sql.ref(`${table}.hist`)} || ',' || excluded.hist`;
   return sql`CASE WHEN length(${sql.ref(`${table}.hist`)}) + length(excluded.hist) < ${sql.lit(COMPACT_AT)} THEN ${both}
     ELSE (SELECT string_agg(bin || ':' || n, ',' ORDER BY bin) FROM (
@@ -106,40 +106,40 @@ function pgHist(table: string): ReturnType<typeof sql> {
       FROM unnest(string_to_array(${both}, ',')) AS p GROUP BY 1) AS merged) END`;
 }
 
+/** Column list, conflict target and SET clause of a rollup upsert; `hist` is the new histogram. */
+function upsertParts(table: RollupTableSpec, hist: RawBuilder<unknown>) {
+  return {
+    cols: sql.join([...table.key, ...table.add, 'hist'].map((c) => sql.ref(c))),
+    conflict: sql.join(table.key.map((c) => sql.ref(c))),
+    set: sql.join([
+      ...table.add.map((c) => sql`${sql.ref(c)} = ${sql.ref(`${table.name}.${c}`)} + ${sql.ref(`excluded.${c}`)}`),
+      sql`hist = ${hist}`,
+    ]),
+  };
+}
+
+const valuesOf = (r: RollupRow) => sql`(${sql.join([...r.key, ...r.add, encodeHist(r.hist)])})`;
+
 async function upsertPostgres(db: Tx, table: RollupTableSpec, rows: RollupRow[]): Promise<void> {
-  const cols = sql.join([...table.key, ...table.add, 'hist'].map((c) => sql.ref(c)));
-  const conflict = sql.join(table.key.map((c) => sql.ref(c)));
-  const set = sql.join([
-    ...table.add.map((c) => sql`${sql.ref(c)} = ${sql.ref(`${table.name}.${c}`)} + ${sql.ref(`excluded.${c}`)}`),
-    sql`hist = ${pgHist(table.name)}`,
-  ]);
+  const { cols, conflict, set } = upsertParts(table, pgHist(table.name));
   for (let i = 0; i < rows.length; i += UPSERT_CHUNK) {
-    const values = sql.join(
-      rows.slice(i, i + UPSERT_CHUNK).map((r) => sql`(${sql.join([...r.key, ...r.add, encodeHist(r.hist)])})`),
-    );
-    await sql`INSERT INTO ${sql.table(table.name)} (${cols}) VALUES ${values} ON CONFLICT (${conflict}) DO UPDATE SET ${set}`.execute(
-      db,
-    );
+    const values = sql.join(rows.slice(i, i + UPSERT_CHUNK).map(valuesOf));
+    await sql`INSERT INTO ${sql.table(table.name)} (${cols}) VALUES ${values}
+      ON CONFLICT (${conflict}) DO UPDATE SET ${set}`.execute(db);
   }
 }
 
 async function upsertSqlite(db: Tx, table: RollupTableSpec, rows: RollupRow[]): Promise<void> {
-  const cols = sql.join([...table.key, ...table.add, 'hist'].map((c) => sql.ref(c)));
-  const conflict = sql.join(table.key.map((c) => sql.ref(c)));
-  const set = sql.join([
-    ...table.add.map((c) => sql`${sql.ref(c)} = ${sql.ref(`${table.name}.${c}`)} + ${sql.ref(`excluded.${c}`)}`),
-    sql`hist = excluded.hist`,
-  ]);
+  const { cols, conflict, set } = upsertParts(table, sql`excluded.hist`);
   for (const r of rows) {
     const match = sql.join(
       table.key.map((c, i) => sql`${sql.ref(c)} = ${r.key[i]}`),
       sql` AND `,
     );
-    const { rows: stored } = await sql<{
-      hist: string;
-    }>`SELECT hist FROM ${sql.table(table.name)} WHERE ${match}`.execute(db);
-    if (stored[0]) addHist(r.hist, stored[0].hist);
-    await sql`INSERT INTO ${sql.table(table.name)} (${cols}) VALUES (${sql.join([...r.key, ...r.add, encodeHist(r.hist)])})
+    const stored = await sql<{ hist: string }>`SELECT hist FROM ${sql.table(table.name)} WHERE ${match}`.execute(db);
+    const hist = stored.rows[0]?.hist;
+    if (hist !== undefined) addHist(r.hist, hist);
+    await sql`INSERT INTO ${sql.table(table.name)} (${cols}) VALUES ${valuesOf(r)}
       ON CONFLICT (${conflict}) DO UPDATE SET ${set}`.execute(db);
   }
 }
