@@ -1,5 +1,6 @@
 // Synthetic request-log rows for bench/analytics.ts: a plausible mix of projects, models,
 // statuses, end users and tags, with log-normal latencies. Deterministic for a given seed.
+import { ulid } from 'ulid';
 import type { RequestLogRow } from '../src/store/request-logs.ts';
 
 const MODELS = [
@@ -52,7 +53,8 @@ export function benchRow(
   const output = Math.floor(rnd() * 600);
   const text = body > 0 ? 'x'.repeat(body) : null;
   return {
-    id: `req_${createdAt.slice(0, 10)}${String(i).padStart(9, '0')}${Math.floor(rnd() * 1e6)}`,
+    // A real request id (ULID of the creation time): the log list maps time ranges to id ranges.
+    id: `req_${ulid(Date.parse(createdAt)).toLowerCase()}`,
     requestType: model.startsWith('text-embedding') ? 'embeddings' : 'chat',
     orgId: 'org_bench',
     projectId: PROJECTS[Math.floor(rnd() * PROJECTS.length)] ?? null,

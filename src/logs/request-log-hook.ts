@@ -52,6 +52,15 @@ export function requestLogHook(
   keepBodies: (projectId: string | null) => boolean,
   maxBodyBytes: number,
 ): AfterResponseHook {
-  // Serializing bodies and queueing the row happen after the response is on its way.
-  return (record) => setImmediate(() => sink.enqueue(toStoreRow(record, keepBodies(record.projectId), maxBodyBytes)));
+  // Serializing bodies and queueing rows happen after the responses are on their way, once per
+  // event-loop turn for every call that finished in it (one journal write for all of them).
+  let finished: CallRecord[] = [];
+  const drain = (): void => {
+    const records = finished;
+    finished = [];
+    for (const r of records) sink.enqueue(toStoreRow(r, keepBodies(r.projectId), maxBodyBytes));
+  };
+  return (record) => {
+    if (finished.push(record) === 1) setImmediate(drain);
+  };
 }
