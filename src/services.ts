@@ -5,6 +5,7 @@ import { createChangeBus } from './cluster/index.ts';
 import type { Config } from './config.ts';
 import { loadMasterKey } from './crypto/master-key.ts';
 import { SecretBox } from './crypto/secretbox.ts';
+import { JobRunner } from './jobs/runner.ts';
 import { CredentialMirror } from './live/credentials.ts';
 import { PrincipalMirror } from './live/principals.ts';
 import { ProjectMirror } from './live/projects.ts';
@@ -104,6 +105,8 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       logger,
     );
     retention.start();
+    // Idle until a feature registers a handler.
+    const jobs = new JobRunner(stores.jobs, { logger });
 
     let closed: Promise<void> | undefined;
     return {
@@ -123,9 +126,12 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       routing: { configs, health: new HealthTracker() },
       bootstrap: boot,
       hooks: new PipelineHooks(),
+      jobs,
       close() {
         closed ??= (async () => {
           for (const m of mirrors) m.stop();
+          // Handlers may still write (logs, stores): they finish or give their jobs back first.
+          await jobs.stop();
           await retention.stop();
           // Log rows are queued one event-loop turn after their response (request-log hook): let the
           // last answers' rows reach the writer before it flushes and closes.

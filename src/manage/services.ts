@@ -3,6 +3,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { SecretBox } from '../crypto/secretbox.ts';
+import type { JobRunner } from '../jobs/runner.ts';
 import type { CredentialMirror } from '../live/credentials.ts';
 import type { PrincipalMirror } from '../live/principals.ts';
 import type { ProjectMirror } from '../live/projects.ts';
@@ -57,6 +58,8 @@ export interface Services {
   bootstrap: BootstrapResult;
   /** The pipeline's hooks (registered by buildApp), also used by management calls that run it. */
   hooks: PipelineHooks;
+  /** Durable jobs: `register(kind, handler)` (starts the runner), `enqueue({kind, payload})`. */
+  jobs: JobRunner;
   /** Stops the mirrors, flushes the log writer and closes the database and the change bus. */
   close(): Promise<void>;
 }

@@ -2,6 +2,7 @@
 import type { Config } from '../config.ts';
 import { type ChangePublisher, NO_CHANGES } from './changes.ts';
 import { type Db, type Dialect, openDb } from './db.ts';
+import { createJobStore, type JobStore } from './jobs.ts';
 import { migrateToLatest } from './migrations/index.ts';
 import { createOrgKeyStore, type OrgKeyStore } from './org-keys.ts';
 import { createProjectStore, type ProjectStore } from './projects.ts';
@@ -18,6 +19,8 @@ export interface Stores {
   /** Analytics rollups, kept by `logs.insertMany` and the SQLite log worker. */
   analytics: AnalyticsStore;
   routingConfigs: RoutingConfigStore;
+  /** The durable job queue (src/jobs/ runs it). */
+  jobs: JobStore;
 }
 
 export interface StoreHandle {
@@ -37,6 +40,7 @@ export function createStores(db: Db, changes: ChangePublisher = NO_CHANGES): Sto
     logs: createRequestLogStore(db),
     analytics: createAnalyticsStore(db),
     routingConfigs: createRoutingConfigStore(db, changes),
+    jobs: createJobStore(db),
   };
 }
 

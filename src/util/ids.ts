@@ -19,7 +19,19 @@ export function pooledPrng(): number {
 
 const next = monotonicFactory(pooledPrng);
 
-export type IdPrefix = 'req' | 'proj' | 'prov' | 'key' | 'org' | 'rc' | 'rcv' | 'whep' | 'whd' | 'batch' | 'msgbatch';
+export type IdPrefix =
+  | 'req'
+  | 'job'
+  | 'proj'
+  | 'prov'
+  | 'key'
+  | 'org'
+  | 'rc'
+  | 'rcv'
+  | 'whep'
+  | 'whd'
+  | 'batch'
+  | 'msgbatch';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${next().toLowerCase()}`;

@@ -5,6 +5,7 @@ import * as m020 from './020_routing_configs.ts';
 import * as m030 from './030_provider_weight.ts';
 import * as m040 from './040_analytics_rollups.ts';
 import * as m045 from './045_request_log_lookup.ts';
+import * as m050 from './050_jobs.ts';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -12,6 +13,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '030_provider_weight': m030,
   '040_analytics_rollups': m040,
   '045_request_log_lookup': m045,
+  '050_jobs': m050,
 };
 
 /**
