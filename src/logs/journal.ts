@@ -126,8 +126,8 @@ export class JournaledSink implements RequestLogSink {
   }
 
   enqueue(row: RequestLogRow): void {
-    // Rows enqueued in one task (the log hook hands over a loop turn's rows together) share one
-    // write, made before anything else runs: a syscall per row was most of the journal's cost.
+    // The write is made at the end of the current task (rows enqueued in one task share it), before
+    // the process handles any other event: still ahead of anything a caller could see.
     if (this.#unwritten === '') queueMicrotask(this.#writeOut);
     this.#unwritten += `${JSON.stringify(row)}\n`;
     this.#current.rows++;

@@ -1,5 +1,5 @@
-// The request log as a pipeline hook: every finished proxy call becomes one row, queued behind the
-// response and written in batches by the sink.
+// The request log as a pipeline hook: every finished proxy call becomes one row, queued right behind
+// the response and written in batches by the sink.
 import type { AfterResponseHook } from '../pipeline/hooks.ts';
 import type { CallRecord } from '../pipeline/record.ts';
 import type { RequestLogRow } from '../store/request-logs.ts';
@@ -52,15 +52,8 @@ export function requestLogHook(
   keepBodies: (projectId: string | null) => boolean,
   maxBodyBytes: number,
 ): AfterResponseHook {
-  // Serializing bodies and queueing rows happen after the responses are on their way, once per
-  // event-loop turn for every call that finished in it (one journal write for all of them).
-  let finished: CallRecord[] = [];
-  const drain = (): void => {
-    const records = finished;
-    finished = [];
-    for (const r of records) sink.enqueue(toStoreRow(r, keepBodies(r.projectId), maxBodyBytes));
-  };
-  return (record) => {
-    if (finished.push(record) === 1) setImmediate(drain);
-  };
+  // Runs right after the answer was handed to the socket, in the same task: the row reaches the
+  // journal before the process does anything else, so a caller who has its answer finds its row
+  // even after a kill -9. (Deferring this to the next loop turn lost the last rows under load.)
+  return (record) => sink.enqueue(toStoreRow(record, keepBodies(record.projectId), maxBodyBytes));
 }
