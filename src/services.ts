@@ -133,9 +133,6 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
           // Handlers may still write (logs, stores): they finish or give their jobs back first.
           await jobs.stop();
           await retention.stop();
-          // Log rows are queued one event-loop turn after their response (request-log hook): let the
-          // last answers' rows reach the writer before it flushes and closes.
-          await new Promise((resolve) => setImmediate(resolve));
           await logs.close();
           await changes.close();
           await handle.close();

@@ -4,14 +4,14 @@
 import type { EmbeddingRequest } from '../ir/types.ts';
 import type { Deadlines } from '../providers/http.ts';
 import { shouldRetry } from '../routing/acceptance.ts';
-import type { AttemptRecord } from '../routing/execute-types.ts';
+import { type AttemptRecord, attemptRecord } from '../routing/execute-types.ts';
 import { type DecisionTrace, decisionTrace } from '../routing/trace.ts';
 import type { ActiveConfig, Decision } from '../routing/types.ts';
 import type { ChatTarget } from './call.ts';
 import { acrossCredentials } from './credential-pool.ts';
 import { type EmbedOutcome, embedOnce } from './embed-attempt.ts';
 import { credentialSample, type HealthSample, healthSample } from './record.ts';
-import { credentialsOf } from './route.ts';
+import { credentialsOf, targetFor } from './route.ts';
 import type { LiveState } from './types.ts';
 
 export interface EmbedRouteInput {
@@ -51,14 +51,7 @@ export async function executeEmbedding(
   for (const [n, step] of plan.decision.attempts.entries()) {
     const [first, ...others] = credentialsOf(live, i.orgId, step.ref);
     if (!first) continue;
-    const { vendor, vendorAsSent, model } = step.ref;
-    const firstTarget: ChatTarget = {
-      vendor,
-      vendorAsSent,
-      model,
-      credentialId: first.id,
-      credential: first.credential,
-    };
+    const { vendor, model } = step.ref;
     const ctl = new AbortController();
     const relay = (): void => ctl.abort(signal.reason);
     signal.addEventListener('abort', relay, { once: true });
@@ -68,7 +61,7 @@ export async function executeEmbedding(
     const started = performance.now();
     const req: EmbeddingRequest = { model, input: i.input, dimensions: plan.dims, user: i.user };
     const tried = await acrossCredentials(
-      firstTarget,
+      targetFor(step.ref, first),
       others,
       ctl.signal,
       (t) => embedOnce(req, { vendor, model, credential: t.credential }, ctl.signal, plan.dims, i.deadlines),
@@ -80,16 +73,7 @@ export async function executeEmbedding(
     signal.removeEventListener('abort', relay);
     const latency = Math.round((performance.now() - started) * 100) / 100;
     served = target;
-    const rec: AttemptRecord = {
-      model: target.model,
-      provider: target.vendorAsSent,
-      status: outcome.ok ? 200 : outcome.error.status,
-      outcome: outcome.ok ? 'success' : 'error',
-      latency_ms: latency,
-      cost_usd: 0,
-    };
-    if (!outcome.ok) rec.error = outcome.error.message;
-    attempts.push(rec);
+    attempts.push(attemptRecord(target, outcome, latency, 0));
     if (!signal.aborted) samples.push(healthSample(step.ref, outcome, latency));
     if (outcome.ok || signal.aborted || n === plan.decision.attempts.length - 1) break;
     if (!shouldRetry(plan.decision.retry, outcome.error)) break;

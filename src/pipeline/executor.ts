@@ -6,7 +6,7 @@ import type { Usage } from '../ir/types.ts';
 import type { ResolvedCredential } from '../live/credentials.ts';
 import { computeCost } from '../providers/catalog/cost.ts';
 import { executePlan } from '../routing/execute.ts';
-import type { AttemptRecord, ExecutionResult, Executor } from '../routing/execute-types.ts';
+import { type AttemptRecord, attemptRecord, type ExecutionResult, type Executor } from '../routing/execute-types.ts';
 import { type DecisionTrace, decisionTrace, directDecision } from '../routing/trace.ts';
 import type { CandidateRef, PlannedAttempt } from '../routing/types.ts';
 import type { ChatCall, ChatTarget } from './call.ts';
@@ -14,7 +14,7 @@ import { attemptChat } from './chat-attempt.ts';
 import { acrossCredentials } from './credential-pool.ts';
 import { judgePick, judgeScore } from './judge.ts';
 import { credentialSample, directHealthSamples, type HealthSample } from './record.ts';
-import { credentialsOf, targetOf } from './route.ts';
+import { credentialsOf, targetFor, targetOf } from './route.ts';
 import type { LiveState, RoutePlan } from './types.ts';
 
 export interface Served {
@@ -67,10 +67,8 @@ export async function executeChat(
     async attempt(step, s) {
       const [first, ...others] = credentialsOf(live, orgId, step.ref);
       if (!first) return NO_CREDENTIAL(step.ref);
-      const { vendor, vendorAsSent, model } = step.ref;
-      const target: ChatTarget = { vendor, vendorAsSent, model, credentialId: first.id, credential: first.credential };
       const r = await acrossCredentials(
-        target,
+        targetFor(step.ref, first),
         others,
         s,
         (t) => attemptChat(call, t, s),
@@ -124,16 +122,7 @@ async function executeDirect(
     signal,
     (t) => attemptChat(call, t, signal),
     (t, o, latency) => {
-      const record: AttemptRecord = {
-        model: t.model,
-        provider: t.vendorAsSent,
-        status: o.ok ? 200 : o.error.status,
-        outcome: o.ok ? 'success' : 'error',
-        latency_ms: latency,
-        cost_usd: o.ok && o.kind === 'json' ? attemptCost(ref, o.usage) : 0,
-      };
-      if (!o.ok) record.error = o.error.message;
-      attempts.push(record);
+      attempts.push(attemptRecord(t, o, latency, o.ok && o.kind === 'json' ? attemptCost(ref, o.usage) : 0));
       samples.push(...directHealthSamples(t, o, latency, signal));
     },
   );

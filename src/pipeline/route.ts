@@ -91,8 +91,7 @@ function directPlan(
   }
   const [first, ...alternates] = orderedCredentials(live, req.principal.orgId, vendor);
   if (!first) throw new GatewayError('provider_not_configured', { vars: { vendor: vendorAsSent }, param: 'model' });
-  const target = { vendor, vendorAsSent, model, credentialId: first.id, credential: first.credential };
-  return { kind: 'direct', target, alternates, config: null };
+  return { kind: 'direct', target: targetFor(resolved, first), alternates, config: null };
 }
 
 function orderedCredentials(live: LiveState, orgId: string, vendor: ChatTarget['vendor']) {
@@ -117,14 +116,16 @@ export function credentialOf(live: LiveState, orgId: string, ref: CandidateRef):
   return credentialsOf(live, orgId, ref)[0];
 }
 
+/** What a model (direct name or config candidate) is called with on one stored credential. */
+export function targetFor(
+  ref: { vendor: ChatTarget['vendor']; vendorAsSent: string; model: string },
+  stored: ResolvedCredential,
+): ChatTarget {
+  const { vendor, vendorAsSent, model } = ref;
+  return { vendor, vendorAsSent, model, credentialId: stored.id, credential: stored.credential };
+}
+
 export function targetOf(live: LiveState, orgId: string, ref: CandidateRef): ChatTarget | undefined {
   const stored = credentialOf(live, orgId, ref);
-  if (!stored) return undefined;
-  return {
-    vendor: ref.vendor,
-    vendorAsSent: ref.vendorAsSent,
-    model: ref.model,
-    credentialId: stored.id,
-    credential: stored.credential,
-  };
+  return stored ? targetFor(ref, stored) : undefined;
 }

@@ -23,6 +23,25 @@ export interface AttemptRecord {
   served?: boolean;
 }
 
+/** The trace record of one finished attempt (the caller adds ttfb or a cancel reason where it has them). */
+export function attemptRecord(
+  ref: { model: string; vendorAsSent: string },
+  outcome: { ok: true } | { ok: false; error: { status: number; message: string } },
+  latencyMs: number,
+  costUsd: number,
+): AttemptRecord {
+  const record: AttemptRecord = {
+    model: ref.model,
+    provider: ref.vendorAsSent,
+    status: outcome.ok ? 200 : outcome.error.status,
+    outcome: outcome.ok ? 'success' : 'error',
+    latency_ms: latencyMs,
+    cost_usd: costUsd,
+  };
+  if (!outcome.ok) record.error = outcome.error.message;
+  return record;
+}
+
 export interface Executor {
   attempt(step: PlannedAttempt, signal: AbortSignal): Promise<AttemptOutcome>;
   cost(ref: CandidateRef, usage: Usage): number;

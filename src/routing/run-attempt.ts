@@ -2,7 +2,7 @@
 // until the answer starts (headers of a stream, the whole body of a JSON answer) so that a healthy
 // stream is never cut by its attempt timeout.
 import type { AttemptOutcome } from '../ir/outcome.ts';
-import type { AttemptRecord, Executor } from './execute-types.ts';
+import { type AttemptRecord, attemptRecord, type Executor } from './execute-types.ts';
 import type { PlannedAttempt } from './types.ts';
 
 export interface TimedAttempt {
@@ -45,16 +45,9 @@ export async function runAttempt(
     outcome.error.message = `attempt timed out after ${step.timeoutMs} ms`;
   }
   const latency = Math.round((performance.now() - started) * 100) / 100;
-  const record: AttemptRecord = {
-    model: step.ref.model,
-    provider: step.ref.vendorAsSent,
-    status: outcome.ok ? 200 : outcome.error.status,
-    outcome: outcome.ok ? 'success' : 'error',
-    latency_ms: latency,
-    cost_usd: outcome.ok && outcome.kind === 'json' ? exec.cost(step.ref, outcome.usage) : 0,
-  };
+  const cost = outcome.ok && outcome.kind === 'json' ? exec.cost(step.ref, outcome.usage) : 0;
+  const record = attemptRecord(step.ref, outcome, latency, cost);
   if (outcome.ok) record.ttfb_ms = Math.round(outcome.ttfbMs * 100) / 100;
-  else record.error = outcome.error.message;
   if (!clientSignal.aborted) {
     exec.observe?.(step.ref, outcome.ok, latency, record.status, outcome.ok ? 'ok' : outcome.error.kind);
   }

@@ -28,9 +28,7 @@ export class Breaker {
   }
 
   success(key: string): void {
-    // Nothing to reset for a key that never failed: the common case allocates nothing.
-    const s = this.#states.get(key);
-    if (s) this.#states.delete(key);
+    this.#states.delete(key);
   }
 
   failure(key: string, now: number = Date.now()): void {
