@@ -1,36 +1,20 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { callRecord } from '../../test/helpers/call-record.ts';
 import type { CallRecord } from '../pipeline/record.ts';
 import { toStoreRow } from './request-log-hook.ts';
 
-const record = (requestBody: unknown): CallRecord => ({
-  id: 'req_1',
-  requestType: 'chat_completion',
-  orgId: 'org_1',
-  projectId: null,
-  keyId: 'key_1',
-  endUser: null,
-  tags: {},
-  traceId: null,
-  conversationId: null,
-  modelRequested: 'm',
-  modelUsed: null,
-  provider: null,
-  credentialId: null,
-  status: 200,
-  latencyMs: 1,
-  ttfbMs: null,
-  usage: { input: 0, output: 0 },
-  costUsd: 0,
-  error: null,
-  trace: null,
-  requestBody,
-  responseBody: { ok: true },
-  createdAt: 0,
-  healthSamples: [],
-  cache: null,
-  replayOf: null,
-});
+const record = (requestBody: unknown): CallRecord =>
+  callRecord({
+    modelRequested: 'm',
+    modelUsed: null,
+    provider: null,
+    latencyMs: 1,
+    ttfbMs: null,
+    usage: { input: 0, output: 0 },
+    requestBody,
+    responseBody: { ok: true },
+  });
 
 test('logged bodies are cut at the limit with a marker saying how long they were', () => {
   const row = toStoreRow(record('x'.repeat(100)), true, 10);

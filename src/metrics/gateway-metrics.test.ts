@@ -1,37 +1,17 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { callRecord } from '../../test/helpers/call-record.ts';
 import type { CallRecord } from '../pipeline/record.ts';
 import { GatewayMetrics, metricsHook } from './gateway-metrics.ts';
 import { Metrics } from './registry.ts';
 
-const base: CallRecord = {
-  id: 'req_1',
-  requestType: 'chat_completion',
-  orgId: 'org_1',
-  projectId: null,
-  keyId: 'key_1',
-  endUser: null,
-  tags: {},
-  traceId: null,
-  conversationId: null,
-  modelRequested: 'openai/gpt-4o-mini',
-  modelUsed: 'gpt-4o-mini',
-  provider: 'openai',
-  credentialId: null,
-  status: 200,
+const base: CallRecord = callRecord({
   latencyMs: 12,
   ttfbMs: 8,
   usage: { input: 10, output: 5, cacheRead: 2 },
   costUsd: 0.001,
-  error: null,
   trace: { policy: 'direct', attempts: [{ latency_ms: 11 }] },
-  requestBody: null,
-  responseBody: null,
-  createdAt: 0,
-  healthSamples: [],
-  cache: null,
-  replayOf: null,
-};
+});
 
 function setup() {
   const metrics = new Metrics();

@@ -1,38 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { callRecord } from '../../test/helpers/call-record.ts';
 import type { CallRecord, HealthSample } from '../pipeline/record.ts';
 import { forEachUpstreamFailure, overheadMs, upstreamMs } from './upstream-share.ts';
 
 function record(over: Partial<CallRecord>): CallRecord {
-  return {
-    id: 'req_1',
-    requestType: 'chat_completion',
-    orgId: 'org_1',
-    projectId: null,
-    keyId: 'key_1',
-    endUser: null,
-    tags: {},
-    traceId: null,
-    conversationId: null,
-    modelRequested: 'openai/gpt-4o-mini',
-    modelUsed: 'gpt-4o-mini',
-    provider: 'openai',
-    credentialId: 'prov_1',
-    status: 200,
-    latencyMs: 100,
-    ttfbMs: 50,
-    usage: { input: 1, output: 1 },
-    costUsd: 0,
-    error: null,
-    trace: null,
-    requestBody: null,
-    responseBody: null,
-    createdAt: 0,
-    healthSamples: [],
-    cache: null,
-    replayOf: null,
-    ...over,
-  };
+  return callRecord({ credentialId: 'prov_1', ...over });
 }
 
 const trace = (policy: string, latencies: number[]) => ({
