@@ -37,6 +37,10 @@ export interface Config {
   logRetentionDays: number;
   /** Request and response bodies of log rows older than this many days are emptied. */
   logBodyRetentionDays: number;
+  /** Refuse private and loopback webhook destinations too (link-local and metadata always are). */
+  webhookDenyPrivate: boolean;
+  /** Raw `SWITCHYARD_WEBHOOK_RETRY_SCHEDULE`; parsed (and refused when malformed) by the webhooks feature. */
+  webhookRetrySchedule: string | null;
 }
 
 const LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -141,6 +145,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     logBodyRetentionDays:
       overrides.logBodyRetentionDays ??
       parseDays(nonEmpty(env.SWITCHYARD_LOG_BODY_RETENTION_DAYS), 'SWITCHYARD_LOG_BODY_RETENTION_DAYS', 7),
+    webhookDenyPrivate:
+      overrides.webhookDenyPrivate ??
+      parseBool(nonEmpty(env.SWITCHYARD_WEBHOOK_DENY_PRIVATE), 'SWITCHYARD_WEBHOOK_DENY_PRIVATE', false),
+    webhookRetrySchedule:
+      overrides.webhookRetrySchedule !== undefined
+        ? overrides.webhookRetrySchedule
+        : nonEmpty(env.SWITCHYARD_WEBHOOK_RETRY_SCHEDULE),
     upstreamTimeoutMs:
       overrides.upstreamTimeoutMs ??
       parseMs(nonEmpty(env.SWITCHYARD_UPSTREAM_TIMEOUT_MS), 'SWITCHYARD_UPSTREAM_TIMEOUT_MS', 300_000),

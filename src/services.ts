@@ -22,6 +22,8 @@ import type { CompiledStrategy, StrategyName } from './routing/types.ts';
 import { bootstrap } from './store/bootstrap.ts';
 import { openStore, type Stores } from './store/index.ts';
 import { createLogger } from './util/logger.ts';
+import { parseRetrySchedule } from './webhooks/retry-schedule.ts';
+import { Webhooks } from './webhooks/service.ts';
 
 export type { KeyVerifier, Services, VerifyResult } from './manage/services.ts';
 
@@ -107,6 +109,23 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
     retention.start();
     // Idle until a feature registers a handler.
     const jobs = new JobRunner(stores.jobs, { logger });
+    const health = new HealthTracker();
+    const webhooks = new Webhooks(
+      {
+        db: handle.db,
+        endpoints: stores.webhookEndpoints,
+        deliveries: stores.webhookDeliveries,
+        providers: stores.providers,
+        secrets,
+        logger,
+      },
+      { denyPrivate: config.webhookDenyPrivate, retrySchedule: parseRetrySchedule(config.webhookRetrySchedule) },
+    );
+    webhooks.start(jobs);
+    health.credentials.onTransition((id, coolingDown, until) => {
+      const orgId = credentials.orgOf(id);
+      if (orgId !== undefined) webhooks.credentialHealthChanged(orgId, id, coolingDown, until);
+    });
 
     let closed: Promise<void> | undefined;
     return {
@@ -123,15 +142,17 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       logs,
       retention,
       keyVerifier: opts.keyVerifier ?? defaultVerifier,
-      routing: { configs, health: new HealthTracker() },
+      routing: { configs, health },
       bootstrap: boot,
       hooks: new PipelineHooks(),
       jobs,
+      webhooks,
       close() {
         closed ??= (async () => {
           for (const m of mirrors) m.stop();
           // Handlers may still write (logs, stores): they finish or give their jobs back first.
           await jobs.stop();
+          await webhooks.close();
           await retention.stop();
           await logs.close();
           await changes.close();

@@ -185,6 +185,14 @@ export const ERROR_CODES = {
   invalid_base_url: invalid('{message}'),
   missing_base_url: invalid("base_url is required for azure-openai (e.g. 'https://<resource>.openai.azure.com')"),
   invalid_api_key_format: invalid('api_key must be non-empty and have no surrounding whitespace'),
+  invalid_webhook_url: invalid('{message}'),
+  invalid_event_types: invalid('{message}'),
+  webhook_endpoint_deleted: {
+    status: 409,
+    alpha: 'conflict_error',
+    beta: 'invalid_request_error',
+    message: "Webhook endpoint '{id}' was deleted; nothing new is sent to it",
+  },
   // Faults.
   internal_error: {
     status: 500,

@@ -8,7 +8,14 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { JobLease, JobRecord, JobStore } from '../store/jobs.ts';
 import { type BackoffPolicy, backoffMs, DEFAULT_BACKOFF } from './backoff.ts';
-import type { EnqueueRequest, Job, JobHandler, JobQueue, RegisterOptions } from './types.ts';
+import {
+  type EnqueueRequest,
+  type Job,
+  type JobHandler,
+  type JobQueue,
+  type RegisterOptions,
+  RetryAt,
+} from './types.ts';
 
 export interface JobRunnerOptions {
   logger: Logger;
@@ -30,6 +37,7 @@ export interface JobRunnerOptions {
 interface Registration {
   handler: JobHandler;
   retryDelayMs: (attempt: number) => number;
+  onAbandoned: RegisterOptions['onAbandoned'];
 }
 
 interface Running {
@@ -92,6 +100,7 @@ export class JobRunner implements JobQueue {
     this.#handlers.set(kind, {
       handler,
       retryDelayMs: opts.retryDelayMs ?? ((attempt) => backoffMs(attempt, this.#backoff)),
+      onAbandoned: opts.onAbandoned,
     });
     if (this.#state === 'idle') {
       this.#state = 'running';
@@ -226,15 +235,19 @@ export class JobRunner implements JobQueue {
     if (reg === undefined) return this.#release(r, `no handler for ${job.kind}`);
     // Claims count attempts, so holders that died mid-run have used some up without an outcome.
     if (job.attempts > job.maxAttempts) {
-      await this.#store.fail(lease, job.lastError ?? 'every attempt lost its lease before finishing', null);
+      const reason = job.lastError ?? 'every attempt lost its lease before finishing';
+      if (await this.#store.fail(lease, reason, null)) await reg.onAbandoned?.(toJob(job), reason);
       return;
     }
     r.stopHeartbeat = this.#heartbeat(r);
     let failure: string | undefined;
+    let retryAt: number | undefined;
     try {
       await reg.handler(toJob(job), { signal: r.abort.signal });
     } catch (err) {
-      failure = errorText(err);
+      // A handler that scheduled its own retry has already said why; its stack adds nothing.
+      failure = err instanceof RetryAt ? err.message : errorText(err);
+      if (err instanceof RetryAt) retryAt = err.at;
     } finally {
       r.stopHeartbeat();
     }
@@ -243,10 +256,10 @@ export class JobRunner implements JobQueue {
     if (failure === undefined) {
       kept = await this.#store.complete(lease);
     } else {
-      const retryAt = job.attempts >= job.maxAttempts ? null : Date.now() + reg.retryDelayMs(job.attempts);
-      kept = await this.#store.fail(lease, failure, retryAt);
+      const next = job.attempts >= job.maxAttempts ? null : (retryAt ?? Date.now() + reg.retryDelayMs(job.attempts));
+      kept = await this.#store.fail(lease, failure, next);
       const log = { job: job.id, kind: job.kind, attempt: job.attempts, error: failure };
-      if (retryAt === null) this.#logger.warn(log, 'job failed on its last attempt; dead-lettered');
+      if (next === null) this.#logger.warn(log, 'job failed on its last attempt; dead-lettered');
       else this.#logger.info(log, 'job failed; will retry');
     }
     if (!kept) {

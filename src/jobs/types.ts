@@ -44,4 +44,21 @@ export type JobHandler = (job: Job, ctx: JobContext) => Promise<void>;
 export interface RegisterOptions {
   /** Delay before the next attempt after `attempt` failed; default exponential with jitter. */
   retryDelayMs?: (attempt: number) => number;
+  /**
+   * Called when a job is dead-lettered without its handler deciding so: every attempt was lost with
+   * its holder (killed mid-run). Lets the feature mark its own record as failed.
+   */
+  onAbandoned?: (job: Job, lastError: string) => Promise<void>;
+}
+
+/** Thrown by a handler that has decided when its job should run again (it shows the time to users). */
+export class RetryAt extends Error {
+  constructor(
+    message: string,
+    /** Epoch ms. */
+    readonly at: number,
+  ) {
+    super(message);
+    this.name = 'RetryAt';
+  }
 }

@@ -118,6 +118,11 @@ export class CredentialMirror {
     return e;
   }
 
+  /** The org a live credential belongs to. */
+  orgOf(credentialId: string): string | undefined {
+    return this.#byId.get(credentialId)?.orgId;
+  }
+
   /** Polls the store now instead of waiting for the timer. */
   refresh(): Promise<void> {
     return this.#feed.refresh();

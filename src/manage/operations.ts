@@ -9,6 +9,8 @@ import type { Operation } from './operation.ts';
 import { projectOperations } from './projects.ts';
 import { providerOperations } from './providers.ts';
 import { routingConfigOperations } from './routing-configs.ts';
+import { webhookDeliveryOperations } from './webhook-deliveries.ts';
+import { webhookEndpointOperations } from './webhook-endpoints.ts';
 
 export const OPERATIONS: readonly Operation[] = [
   ...projectOperations,
@@ -18,4 +20,6 @@ export const OPERATIONS: readonly Operation[] = [
   ...analyticsReportOperations,
   ...decisionOperations,
   ...logOperations,
+  ...webhookEndpointOperations,
+  ...webhookDeliveryOperations,
 ];

@@ -18,6 +18,7 @@ import type { CompiledStrategy, StrategyName } from '../routing/types.ts';
 import type { BootstrapResult } from '../store/bootstrap.ts';
 import type { Db, Dialect } from '../store/db.ts';
 import type { Stores } from '../store/index.ts';
+import type { Webhooks } from '../webhooks/service.ts';
 
 export type VerifyResult = { ok: true } | { ok: false; status: number; message: string };
 /** Checks a provider key with the vendor's cheapest authenticated call before it is stored. */
@@ -60,6 +61,8 @@ export interface Services {
   hooks: PipelineHooks;
   /** Durable jobs: `register(kind, handler)` (starts the runner), `enqueue({kind, payload})`. */
   jobs: JobRunner;
+  /** Webhook dispatch and delivery: sealing secrets, test sends, the delivery job's spec. */
+  webhooks: Webhooks;
   /** Stops the mirrors, flushes the log writer and closes the database and the change bus. */
   close(): Promise<void>;
 }

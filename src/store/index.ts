@@ -10,6 +10,8 @@ import { createProviderStore, type ProviderStore } from './providers.ts';
 import { createRequestLogStore, type RequestLogStore } from './request-logs.ts';
 import { type AnalyticsStore, createAnalyticsStore } from './rollups-read.ts';
 import { createRoutingConfigStore, type RoutingConfigStore } from './routing-configs.ts';
+import { createWebhookDeliveryStore, type WebhookDeliveryStore } from './webhook-deliveries.ts';
+import { createWebhookEndpointStore, type WebhookEndpointStore } from './webhook-endpoints.ts';
 
 export interface Stores {
   orgKeys: OrgKeyStore;
@@ -21,6 +23,9 @@ export interface Stores {
   routingConfigs: RoutingConfigStore;
   /** The durable job queue (src/jobs/ runs it). */
   jobs: JobStore;
+  webhookEndpoints: WebhookEndpointStore;
+  /** Deliveries, their attempts and the domain events they carry. */
+  webhookDeliveries: WebhookDeliveryStore;
 }
 
 export interface StoreHandle {
@@ -41,6 +46,8 @@ export function createStores(db: Db, changes: ChangePublisher = NO_CHANGES): Sto
     analytics: createAnalyticsStore(db),
     routingConfigs: createRoutingConfigStore(db, changes),
     jobs: createJobStore(db),
+    webhookEndpoints: createWebhookEndpointStore(db),
+    webhookDeliveries: createWebhookDeliveryStore(db),
   };
 }
 

@@ -123,6 +123,30 @@ function toRecord(r: JobsTable): JobRecord {
   };
 }
 
+/**
+ * The row of a new queued job. Exported for writers that enqueue inside their own transaction (the
+ * outbox): a job without an idempotency key is a plain insert.
+ */
+export function jobRow(job: NewJob): JobsTable {
+  const at = nowIso();
+  return {
+    id: newJobId(),
+    kind: job.kind,
+    payload: JSON.stringify(job.payload ?? null),
+    status: 'queued',
+    idempotency_key: job.idempotencyKey ?? null,
+    attempts: 0,
+    max_attempts: Math.max(1, job.maxAttempts ?? DEFAULT_MAX_ATTEMPTS),
+    run_at: job.runAt ?? Date.now(),
+    fence: 0,
+    lease_owner: null,
+    last_error: null,
+    created_at: at,
+    updated_at: at,
+    finished_at: null,
+  };
+}
+
 const UNFINISHED: JobStatus[] = ['queued', 'running'];
 
 type Q = Kysely<Database & JobTables>;
@@ -164,23 +188,7 @@ export function createJobStore(baseDb: Db): JobStore {
 
   return {
     async enqueue(job) {
-      const at = nowIso();
-      const row: JobsTable = {
-        id: newJobId(),
-        kind: job.kind,
-        payload: JSON.stringify(job.payload ?? null),
-        status: 'queued',
-        idempotency_key: job.idempotencyKey ?? null,
-        attempts: 0,
-        max_attempts: Math.max(1, job.maxAttempts ?? DEFAULT_MAX_ATTEMPTS),
-        run_at: job.runAt ?? Date.now(),
-        fence: 0,
-        lease_owner: null,
-        last_error: null,
-        created_at: at,
-        updated_at: at,
-        finished_at: null,
-      };
+      const row = jobRow(job);
       if (row.idempotency_key === null) {
         await db.insertInto('jobs').values(row).execute();
         return { id: row.id, created: true };
@@ -218,6 +226,9 @@ export function createJobStore(baseDb: Db): JobStore {
         q
           .updateTable('jobs')
           .set((eb) => ({ ...leaseSet(req, now), fence: eb('fence', '+', 1), attempts: eb('attempts', '+', 1) }));
+      // Idle polls are the common case: a plain read finds nothing without taking SQLite's write
+      // lock or opening a PostgreSQL transaction. The claim below re-checks every condition.
+      if ((await due(db, req, now).limit(1).execute()).length === 0) return [];
       const rows = sqlite
         ? await take(db)
             .where('id', 'in', due(db, req, now))

@@ -5,6 +5,7 @@
 import { nowIso } from '../util/time.ts';
 import { type ChangePublisher, NO_CHANGES } from './changes.ts';
 import type { Db } from './db.ts';
+import { appendEvents } from './outbox.ts';
 import type { ApiKeysTable } from './schema.ts';
 
 export interface Org {
@@ -87,6 +88,11 @@ function toRecord(r: ApiKeysTable): ApiKeyRecord {
   return withoutHash(toAuthRow(r));
 }
 
+/** What an API key event tells receivers: never the key or its hash. */
+function keyEventData(r: ApiKeysTable) {
+  return { id: r.id, name: r.name, project_id: r.project_id };
+}
+
 export function createOrgKeyStore(db: Db, changes: ChangePublisher = NO_CHANGES): OrgKeyStore {
   const changed = (orgId: string, id: string) => changes.publish({ topic: 'api_key', id, orgId });
   async function authRow(orgId: string, id: string): Promise<ApiKeyAuthRow | undefined> {
@@ -133,7 +139,10 @@ export function createOrgKeyStore(db: Db, changes: ChangePublisher = NO_CHANGES)
         updated_at: now,
         revoked_at: null,
       };
-      await db.insertInto('api_keys').values(row).execute();
+      await db.transaction().execute(async (tx) => {
+        await tx.insertInto('api_keys').values(row).execute();
+        await appendEvents(tx, [{ orgId: k.orgId, type: 'api_key.created', data: keyEventData(row) }]);
+      });
       await changed(k.orgId, k.id);
       return toRecord(row);
     },
@@ -165,27 +174,39 @@ export function createOrgKeyStore(db: Db, changes: ChangePublisher = NO_CHANGES)
     },
     async revokeKey(orgId, id) {
       const now = nowIso();
-      const res = await db
-        .updateTable('api_keys')
-        .set({ revoked_at: now, updated_at: now })
-        .where('org_id', '=', orgId)
-        .where('id', '=', id)
-        .where('revoked_at', 'is', null)
-        .executeTakeFirst();
-      if (Number(res.numUpdatedRows) > 0) await changed(orgId, id);
+      const revoked = await db.transaction().execute(async (tx) => {
+        const row = await tx
+          .updateTable('api_keys')
+          .set({ revoked_at: now, updated_at: now })
+          .where('org_id', '=', orgId)
+          .where('id', '=', id)
+          .where('revoked_at', 'is', null)
+          .returningAll()
+          .executeTakeFirst();
+        if (row) await appendEvents(tx, [{ orgId, type: 'api_key.revoked', data: keyEventData(row) }]);
+        return row !== undefined;
+      });
+      if (revoked) await changed(orgId, id);
       const r = await authRow(orgId, id);
       return r ? withoutHash(r) : undefined;
     },
     async revokeProjectKeys(orgId, projectId) {
       const now = nowIso();
-      const revoked = await db
-        .updateTable('api_keys')
-        .set({ revoked_at: now, updated_at: now })
-        .where('org_id', '=', orgId)
-        .where('project_id', '=', projectId)
-        .where('revoked_at', 'is', null)
-        .returning('id')
-        .execute();
+      const revoked = await db.transaction().execute(async (tx) => {
+        const rows = await tx
+          .updateTable('api_keys')
+          .set({ revoked_at: now, updated_at: now })
+          .where('org_id', '=', orgId)
+          .where('project_id', '=', projectId)
+          .where('revoked_at', 'is', null)
+          .returningAll()
+          .execute();
+        await appendEvents(
+          tx,
+          rows.map((r) => ({ orgId, type: 'api_key.revoked' as const, data: keyEventData(r) })),
+        );
+        return rows;
+      });
       await Promise.all(revoked.map((r) => changed(orgId, r.id)));
       return revoked.length;
     },

@@ -6,6 +6,7 @@ import { nowIso } from '../util/time.ts';
 import { type ChangePublisher, NO_CHANGES } from './changes.ts';
 import type { Db } from './db.ts';
 import { escapeLike, likeEscaped } from './like.ts';
+import { appendEvents } from './outbox.ts';
 import type { ProjectsTable } from './schema.ts';
 
 export interface ProjectSettings {
@@ -107,7 +108,12 @@ export function createProjectStore(db: Db, changes: ChangePublisher = NO_CHANGES
         updated_at: now,
         deleted_at: null,
       };
-      await db.insertInto('projects').values(row).execute();
+      await db.transaction().execute(async (tx) => {
+        await tx.insertInto('projects').values(row).execute();
+        await appendEvents(tx, [
+          { orgId: p.orgId, type: 'project.created', data: { id: p.id, slug: p.slug, name: p.name } },
+        ]);
+      });
       await changed(p.orgId, p.id);
       return toRecord(row);
     },
@@ -145,14 +151,20 @@ export function createProjectStore(db: Db, changes: ChangePublisher = NO_CHANGES
     },
     async softDelete(orgId, id) {
       const now = nowIso();
-      const res = await db
-        .updateTable('projects')
-        .set({ deleted_at: now, updated_at: now })
-        .where('org_id', '=', orgId)
-        .where('id', '=', id)
-        .where('deleted_at', 'is', null)
-        .executeTakeFirst();
-      if (Number(res.numUpdatedRows) > 0) await changed(orgId, id);
+      const deleted = await db.transaction().execute(async (tx) => {
+        const row = await tx
+          .updateTable('projects')
+          .set({ deleted_at: now, updated_at: now })
+          .where('org_id', '=', orgId)
+          .where('id', '=', id)
+          .where('deleted_at', 'is', null)
+          .returning(['slug', 'name'])
+          .executeTakeFirst();
+        if (row)
+          await appendEvents(tx, [{ orgId, type: 'project.deleted', data: { id, slug: row.slug, name: row.name } }]);
+        return row !== undefined;
+      });
+      if (deleted) await changed(orgId, id);
       return get(orgId, id);
     },
     async changedSince(sinceIso) {

@@ -5,6 +5,7 @@
 import { nowIso } from '../util/time.ts';
 import { type ChangePublisher, NO_CHANGES } from './changes.ts';
 import type { Db } from './db.ts';
+import { appendEvents } from './outbox.ts';
 import { createRoutingConfigStore } from './routing-configs.ts';
 import type { ProviderCredentialsTable } from './schema.ts';
 
@@ -76,6 +77,11 @@ function toRecord(r: ProviderCredentialsTable): ProviderRecord {
   };
 }
 
+/** What a provider event tells receivers: which credential, never its key. */
+function eventData(r: ProviderCredentialsTable) {
+  return { id: r.id, vendor: r.vendor, name: r.name };
+}
+
 export function createProviderStore(db: Db, changes: ChangePublisher = NO_CHANGES): ProviderStore {
   const changed = (orgId: string, id: string) => changes.publish({ topic: 'credential', id, orgId });
   async function get(orgId: string, id: string): Promise<ProviderRecord | undefined> {
@@ -106,7 +112,10 @@ export function createProviderStore(db: Db, changes: ChangePublisher = NO_CHANGE
         updated_at: now,
         deleted_at: null,
       };
-      await db.insertInto('provider_credentials').values(row).execute();
+      await db.transaction().execute(async (tx) => {
+        await tx.insertInto('provider_credentials').values(row).execute();
+        await appendEvents(tx, [{ orgId: p.orgId, type: 'provider.created', data: eventData(row) }]);
+      });
       await changed(p.orgId, p.id);
       return toRecord(row);
     },
@@ -129,26 +138,39 @@ export function createProviderStore(db: Db, changes: ChangePublisher = NO_CHANGE
       if (patch.keyCiphertext !== undefined) set.key_ciphertext = patch.keyCiphertext;
       if (patch.verifiedAt !== undefined) set.verified_at = patch.verifiedAt;
       if (patch.weight !== undefined) set.weight = patch.weight;
-      const res = await db
-        .updateTable('provider_credentials')
-        .set(set)
-        .where('org_id', '=', orgId)
-        .where('id', '=', id)
-        .where('deleted_at', 'is', null)
-        .executeTakeFirst();
-      if (Number(res.numUpdatedRows) > 0) await changed(orgId, id);
+      const updated = await db.transaction().execute(async (tx) => {
+        const row = await tx
+          .updateTable('provider_credentials')
+          .set(set)
+          .where('org_id', '=', orgId)
+          .where('id', '=', id)
+          .where('deleted_at', 'is', null)
+          .returningAll()
+          .executeTakeFirst();
+        // Renames and weight changes are not events; a new key is.
+        if (row && patch.keyCiphertext !== undefined) {
+          await appendEvents(tx, [{ orgId, type: 'provider.rotated', data: eventData(row) }]);
+        }
+        return row !== undefined;
+      });
+      if (updated) await changed(orgId, id);
       return get(orgId, id);
     },
     async softDelete(orgId, id) {
       const now = nowIso();
-      const res = await db
-        .updateTable('provider_credentials')
-        .set({ deleted_at: now, updated_at: now, status: 'deleted' })
-        .where('org_id', '=', orgId)
-        .where('id', '=', id)
-        .where('deleted_at', 'is', null)
-        .executeTakeFirst();
-      if (Number(res.numUpdatedRows) > 0) await changed(orgId, id);
+      const deleted = await db.transaction().execute(async (tx) => {
+        const row = await tx
+          .updateTable('provider_credentials')
+          .set({ deleted_at: now, updated_at: now, status: 'deleted' })
+          .where('org_id', '=', orgId)
+          .where('id', '=', id)
+          .where('deleted_at', 'is', null)
+          .returningAll()
+          .executeTakeFirst();
+        if (row) await appendEvents(tx, [{ orgId, type: 'provider.deleted', data: eventData(row) }]);
+        return row !== undefined;
+      });
+      if (deleted) await changed(orgId, id);
       return get(orgId, id);
     },
     async changedSince(sinceIso) {

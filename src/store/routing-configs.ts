@@ -7,6 +7,7 @@ import { fromJsonText, isRecord } from '../util/json.ts';
 import { nowIso } from '../util/time.ts';
 import { type ChangePublisher, NO_CHANGES } from './changes.ts';
 import type { Db } from './db.ts';
+import { appendEvents } from './outbox.ts';
 import type { RoutingConfigsTable, RoutingConfigTables, RoutingConfigVersionsTable } from './routing-configs-schema.ts';
 
 /** The content that each version carries. */
@@ -196,6 +197,13 @@ export function createRoutingConfigStore(baseDb: Db, changes: ChangePublisher = 
           .insertInto('routing_config_versions')
           .values(versionRow(id, 1, c, null))
           .execute();
+        await appendEvents(tx, [
+          {
+            orgId: c.orgId,
+            type: 'routing_config.created',
+            data: { id, slug: c.slug, version: 1, project_id: c.projectId },
+          },
+        ]);
       });
       await changed(c.orgId, id);
       return (await get(c.orgId, id))!;
@@ -243,7 +251,16 @@ export function createRoutingConfigStore(baseDb: Db, changes: ChangePublisher = 
           .execute();
         await tx.updateTable('routing_configs').set({ current_version: next }).where('id', '=', id).execute();
         // Read inside the transaction: the version this call wrote, even when another one follows at once.
-        return get(orgId, id, tx);
+        const record = await get(orgId, id, tx);
+        if (record) {
+          const data = { id, slug: record.slug, version: next };
+          await appendEvents(tx, [
+            restoredFrom === undefined
+              ? { orgId, type: 'routing_config.updated', data }
+              : { orgId, type: 'routing_config.restored', data: { ...data, restored_from_version: restoredFrom } },
+          ]);
+        }
+        return record;
       });
       if (!written) return undefined;
       await changed(orgId, id);
@@ -251,16 +268,25 @@ export function createRoutingConfigStore(baseDb: Db, changes: ChangePublisher = 
     },
     async softDelete(orgId, id) {
       const now = nowIso();
-      const res = await db
-        .updateTable('routing_configs')
-        .set({ deleted_at: now, updated_at: now })
-        .where('org_id', '=', orgId)
-        .where('id', '=', id)
-        .where('deleted_at', 'is', null)
-        .executeTakeFirst();
-      if (Number(res.numUpdatedRows) === 0) return undefined;
+      const deleted = await db.transaction().execute(async (tx) => {
+        const res = await tx
+          .updateTable('routing_configs')
+          .set({ deleted_at: now, updated_at: now })
+          .where('org_id', '=', orgId)
+          .where('id', '=', id)
+          .where('deleted_at', 'is', null)
+          .executeTakeFirst();
+        if (Number(res.numUpdatedRows) === 0) return undefined;
+        const record = await get(orgId, id, tx);
+        if (record) {
+          const data = { id, slug: record.slug, version: record.version };
+          await appendEvents(tx, [{ orgId, type: 'routing_config.deleted', data }]);
+        }
+        return record;
+      });
+      if (!deleted) return undefined;
       await changed(orgId, id);
-      return get(orgId, id);
+      return deleted;
     },
     async listVersions(orgId, id) {
       const c = await get(orgId, id);

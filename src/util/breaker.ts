@@ -19,16 +19,31 @@ interface State {
   nextCooldownMs: number;
 }
 
+/**
+ * Called when a key's breaker opens (`coolingDown` true, first cooldown of a failure streak) and
+ * when a success closes it again; repeated cooldowns within one streak are not transitions.
+ */
+export type BreakerListener = (key: string, coolingDown: boolean, cooldownUntil: number) => void;
+
 export class Breaker {
   readonly #states = new Map<string, State>();
   readonly #opts: BreakerOptions;
+  #listener: BreakerListener | undefined;
 
   constructor(opts: Partial<BreakerOptions> = {}) {
     this.#opts = { ...BREAKER_DEFAULTS, ...opts };
   }
 
+  /** One listener (the webhooks feature); a breaker nobody listens to pays one undefined check. */
+  onTransition(listener: BreakerListener | undefined): void {
+    this.#listener = listener;
+  }
+
   success(key: string): void {
+    const s = this.#states.get(key);
+    if (s === undefined) return;
     this.#states.delete(key);
+    if (s.cooldownUntil > 0) this.#listener?.(key, false, 0);
   }
 
   failure(key: string, now: number = Date.now()): void {
@@ -39,10 +54,12 @@ export class Breaker {
     }
     s.consecutiveFailures++;
     if (s.consecutiveFailures >= this.#opts.failureThreshold) {
+      const opened = s.cooldownUntil === 0;
       s.cooldownUntil = now + s.nextCooldownMs;
       s.nextCooldownMs = Math.min(s.nextCooldownMs * 2, this.#opts.maxCooldownMs);
       // After the cooldown one probe is let through; its failure re-opens the breaker at once.
       s.consecutiveFailures = this.#opts.failureThreshold - 1;
+      if (opened) this.#listener?.(key, true, s.cooldownUntil);
     }
   }
 

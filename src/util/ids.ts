@@ -30,6 +30,7 @@ export type IdPrefix =
   | 'rcv'
   | 'whep'
   | 'whd'
+  | 'evt'
   | 'batch'
   | 'msgbatch';
 

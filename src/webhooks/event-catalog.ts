@@ -5,6 +5,8 @@
 // Example `data` objects show the shape receivers get; they carry ids and names only. Secrets
 // (provider keys, API keys, signing secrets) never appear in any event.
 
+import { DOMAIN_EVENT_TYPES, type DomainEventType } from '../ports/domain-events.ts';
+
 const EXAMPLE_TIME = '2025-06-01T12:00:00.000Z';
 
 const CATALOG = {
@@ -37,8 +39,16 @@ const CATALOG = {
     example: { id: 'prov_01jx2m9f4k', vendor: 'anthropic', name: 'anthropic-prod' },
   },
   'provider.health_changed': {
-    description: "A provider credential's health state changed (healthy, degraded, unhealthy).",
-    example: { id: 'prov_01jx2m9f4k', vendor: 'anthropic', previous: 'healthy', current: 'degraded' },
+    description:
+      "A provider credential's circuit breaker changed state: `cooling_down` after repeated failures (its calls go to the vendor's other credentials), `healthy` again after a call succeeds.",
+    example: {
+      id: 'prov_01jx2m9f4k',
+      vendor: 'anthropic',
+      name: 'anthropic-prod',
+      previous: 'healthy',
+      current: 'cooling_down',
+      cooldown_until: '2025-06-01T12:00:30.000Z',
+    },
   },
   'project.created': {
     description: 'A project was created.',
@@ -110,9 +120,9 @@ const CATALOG = {
     description: 'A webhook endpoint was disabled (by a user, or after deliveries kept failing).',
     example: { id: 'whep_01jx2mg7rb', url: 'https://hooks.example.com/switchyard', reason: 'disabled by user' },
   },
-} as const satisfies Record<string, { description: string; example: Record<string, unknown> }>;
+} as const satisfies Record<DomainEventType, { description: string; example: Record<string, unknown> }>;
 
-export type EventType = keyof typeof CATALOG;
+export type EventType = DomainEventType;
 
 /** What an endpoint subscribes to: every type, or a non-empty list of catalog types. */
 export type EventTypeFilter = readonly ['*'] | readonly EventType[];
@@ -123,7 +133,7 @@ export interface EventTypeInfo {
   readonly example: Readonly<Record<string, unknown>>;
 }
 
-export const EVENT_TYPES: readonly EventType[] = Object.keys(CATALOG) as EventType[];
+export const EVENT_TYPES: readonly EventType[] = DOMAIN_EVENT_TYPES;
 
 /** The body of GET /manage/v1/webhooks/event-types, in catalog order. */
 export function eventTypeCatalog(): { data: EventTypeInfo[] } {

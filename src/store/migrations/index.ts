@@ -6,6 +6,7 @@ import * as m030 from './030_provider_weight.ts';
 import * as m040 from './040_analytics_rollups.ts';
 import * as m045 from './045_request_log_lookup.ts';
 import * as m050 from './050_jobs.ts';
+import * as m060 from './060_webhooks.ts';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -14,6 +15,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '040_analytics_rollups': m040,
   '045_request_log_lookup': m045,
   '050_jobs': m050,
+  '060_webhooks': m060,
 };
 
 /**
