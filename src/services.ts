@@ -108,7 +108,7 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
     );
     retention.start();
     // Idle until a feature registers a handler.
-    const jobs = new JobRunner(stores.jobs, { logger });
+    const jobs = new JobRunner(stores.jobs, { logger, reclaimLocalDeadHolders: handle.dialect === 'sqlite' });
     const health = new HealthTracker();
     const webhooks = new Webhooks(
       {

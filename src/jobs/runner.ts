@@ -32,6 +32,12 @@ export interface JobRunnerOptions {
   /** How long stop() waits for running handlers before releasing their jobs (default 10 s). */
   stopTimeoutMs?: number;
   backoff?: BackoffPolicy;
+  /**
+   * At start, end at once the leases of this host's processes that are gone (a kill -9) instead of
+   * waiting for them to expire. Only sound where a host name means one machine and one pid space:
+   * the embedded SQLite mode. Shared databases rely on lease expiry.
+   */
+  reclaimLocalDeadHolders?: boolean;
 }
 
 interface Registration {
@@ -64,6 +70,7 @@ export class JobRunner implements JobQueue {
   readonly #heartbeatMs: number;
   readonly #stopTimeoutMs: number;
   readonly #backoff: BackoffPolicy;
+  readonly #reclaimLocal: boolean;
   readonly #handlers = new Map<string, Registration>();
   readonly #running = new Set<Running>();
   #state: State = 'idle';
@@ -75,13 +82,14 @@ export class JobRunner implements JobQueue {
   constructor(store: JobStore, opts: JobRunnerOptions) {
     this.#store = store;
     this.#logger = opts.logger;
-    this.#owner = opts.owner ?? `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
+    this.#owner = opts.owner ?? ownerName(process.pid);
     this.#concurrency = Math.max(1, opts.concurrency ?? 4);
     this.#pollMs = opts.pollMs ?? 500;
     this.#leaseMs = opts.leaseMs ?? 30_000;
     this.#heartbeatMs = opts.heartbeatMs ?? Math.max(1, Math.floor(this.#leaseMs / 3));
     this.#stopTimeoutMs = opts.stopTimeoutMs ?? 10_000;
     this.#backoff = opts.backoff ?? DEFAULT_BACKOFF;
+    this.#reclaimLocal = opts.reclaimLocalDeadHolders ?? false;
   }
 
   get owner(): string {
@@ -164,7 +172,21 @@ export class JobRunner implements JobQueue {
     }
   }
 
+  async #reclaimDeadHolders(): Promise<void> {
+    try {
+      for (const lease of await this.#store.listHeld(`${hostname()}:`)) {
+        const pid = Number(lease.owner.split(':')[1]);
+        if (Number.isInteger(pid) && pid !== process.pid && !alive(pid) && (await this.#store.expire(lease))) {
+          this.#logger.info({ job: lease.id, owner: lease.owner }, 'retaking a job whose holder process is gone');
+        }
+      }
+    } catch (err) {
+      this.#logger.warn({ err }, 'could not look for jobs of dead processes; their leases will expire');
+    }
+  }
+
   async #claimLoop(): Promise<void> {
+    if (this.#reclaimLocal) await this.#reclaimDeadHolders();
     while (this.#state === 'running') {
       const free = this.#concurrency - this.#running.size;
       let more = false;
@@ -295,6 +317,20 @@ export class JobRunner implements JobQueue {
       stopped = true;
       clearTimeout(timer);
     };
+  }
+}
+
+function ownerName(pid: number): string {
+  return `${hostname()}:${pid}:${Math.random().toString(36).slice(2, 8)}`;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: it exists but belongs to someone else.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -98,6 +98,10 @@ export interface JobStore {
   /** Gives an unfinished job back at once (shutdown), without counting the interrupted attempt. */
   release(lease: JobLease, now?: number): Promise<boolean>;
   listDead(page?: { kind?: string; afterId?: string; limit?: number }): Promise<JobRecord[]>;
+  /** Leases held now by owners whose name starts with `ownerPrefix`. */
+  listHeld(ownerPrefix: string): Promise<Array<JobLease & { owner: string }>>;
+  /** Ends a dead holder's lease now, so the next claim retakes the job (its attempt still counts). */
+  expire(lease: JobLease, now?: number): Promise<boolean>;
 }
 
 // Errors can carry whole upstream bodies; the row keeps enough to diagnose.
@@ -281,6 +285,26 @@ export function createJobStore(baseDb: Db): JobStore {
             attempts: eb('attempts', '-', 1),
             updated_at: new Date(now).toISOString(),
           }))
+          .executeTakeFirst(),
+      );
+    },
+
+    async listHeld(ownerPrefix) {
+      // Running jobs are few (a handful per instance): filtering here avoids escaping LIKE patterns.
+      const rows = await db
+        .selectFrom('jobs')
+        .select(['id', 'fence', 'lease_owner'])
+        .where('status', '=', 'running')
+        .execute();
+      return rows
+        .filter((r) => r.lease_owner?.startsWith(ownerPrefix))
+        .map((r) => ({ id: r.id, fence: Number(r.fence), owner: r.lease_owner ?? '' }));
+    },
+
+    async expire(lease, now = Date.now()) {
+      return changed(
+        await held(lease)
+          .set({ run_at: now, updated_at: new Date(now).toISOString() })
           .executeTakeFirst(),
       );
     },

@@ -2,6 +2,7 @@
 // loss (fencing, a dead worker's job retaken), heartbeats, graceful stop, bounded concurrency, and
 // two runners on separate connections running 200 jobs exactly once each.
 import assert from 'node:assert/strict';
+import { hostname } from 'node:os';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { JobRunner, type JobRunnerOptions } from '../../src/jobs/runner.ts';
@@ -273,6 +274,33 @@ for (const d of await dialects()) {
         await Promise.all(runners.splice(0).map((r) => r.stop(0)));
         await second.close();
       }
+    });
+
+    test("a dead local holder's lease is ended at start (reclaimLocalDeadHolders), a live one's is kept", async () => {
+      const deadId = await store.enqueue({ kind: 'orphan', payload: 'dead' });
+      const liveId = await store.enqueue({ kind: 'orphan', payload: 'live' });
+      // Claimed as if by processes of this host: one that no longer exists, and this one.
+      const [dead] = await store.claim({
+        owner: `${hostname()}:2147483646:x`,
+        kinds: ['orphan'],
+        limit: 1,
+        leaseMs: 600_000,
+      });
+      const [live] = await store.claim({
+        owner: `${hostname()}:${process.pid}:y`,
+        kinds: ['orphan'],
+        limit: 1,
+        leaseMs: 600_000,
+      });
+      assert.deepEqual([dead?.id, live?.id], [deadId.id, liveId.id]);
+      const seen: unknown[] = [];
+      runner({ reclaimLocalDeadHolders: true }).register('orphan', async (job) => {
+        seen.push(job.payload);
+      });
+      await waitUntil('the orphan to run', async () => (await status(deadId.id)) === 'done', 5000);
+      await sleep(100);
+      assert.deepEqual(seen, ['dead']);
+      assert.equal(await status(liveId.id), 'running');
     });
   });
 }
