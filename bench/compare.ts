@@ -5,6 +5,9 @@
 //
 //   git worktree add ../base <commit> && (cd ../base && npm ci && npm run build)
 //   npm run bench:compare -- --base ../base [--rounds 5] [--duration 5] [--only passthrough,embeddings]
+//     [--webhooks 3]   this checkout's gateway gets 3 endpoints subscribed to every event (a local
+//                      receiver answering 204), and both get the same management writes (an API key
+//                      created every 250 ms) while they are measured, so events flow during the load
 import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -13,6 +16,7 @@ import { type Gateway, startGateway } from './gateway.ts';
 import { autocannonGenerator } from './load/autocannon.ts';
 import { SCENARIOS } from './scenarios.ts';
 import { ROOT, startFake } from './stack.ts';
+import { startWebhookLoad } from './webhook-load.ts';
 
 interface Sample {
   cpuUsPerReq: number;
@@ -26,6 +30,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '5' },
     duration: { type: 'string', default: '5' },
     only: { type: 'string' },
+    webhooks: { type: 'string', default: '0' },
   },
 });
 if (!values.base)
@@ -43,6 +48,7 @@ const gateways: Record<'before' | 'after', Gateway> = {
   after: await startGateway({ fakeUrl: fake.url }),
 };
 const load = autocannonGenerator();
+const hooks = await startWebhookLoad(Number(values.webhooks), gateways);
 
 async function measure(gw: Gateway, scenarioId: string): Promise<Sample> {
   const scenario = SCENARIOS.find((s) => s.id === scenarioId);
@@ -76,6 +82,7 @@ try {
     console.log(row);
   }
 } finally {
+  await hooks?.stop();
   await gateways.before.stop();
   await gateways.after.stop();
   await fake.proc.stop();
@@ -83,6 +90,11 @@ try {
 console.log(
   `\n${rounds} alternated rounds of ${durationSec} s at c=32 per scenario (autocannon), before = ${baseRoot}\n`,
 );
+if (hooks) {
+  console.log(
+    `after: ${values.webhooks} webhook endpoints on '*'; ${hooks.received()} deliveries received during the run`,
+  );
+}
 console.log('| scenario | CPU/req before, us | after | ratio | RPS before | after | ratio | failed |');
 console.log('|---|---|---|---|---|---|---|---|');
 for (const r of rows) console.log(r);

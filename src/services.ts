@@ -5,6 +5,7 @@ import { createChangeBus } from './cluster/index.ts';
 import type { Config } from './config.ts';
 import { loadMasterKey } from './crypto/master-key.ts';
 import { SecretBox } from './crypto/secretbox.ts';
+import { runEvery } from './jobs/recurring.ts';
 import { JobRunner } from './jobs/runner.ts';
 import { CredentialMirror } from './live/credentials.ts';
 import { PrincipalMirror } from './live/principals.ts';
@@ -121,7 +122,14 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       },
       { denyPrivate: config.webhookDenyPrivate, retrySchedule: parseRetrySchedule(config.webhookRetrySchedule) },
     );
-    webhooks.start(jobs);
+    await webhooks.start(jobs);
+    // Finished jobs are history only: done ones a week, dead-lettered ones a month (to inspect).
+    await runEvery(jobs, 'jobs.purge', 24 * 60 * 60_000, async () => {
+      const now = Date.now();
+      const day = 24 * 60 * 60_000;
+      const n = await stores.jobs.purge(new Date(now - 7 * day).toISOString(), new Date(now - 30 * day).toISOString());
+      if (n > 0) logger.info({ jobs: n }, 'finished jobs purged');
+    });
     health.credentials.onTransition((id, coolingDown, until) => {
       const orgId = credentials.orgOf(id);
       if (orgId !== undefined) webhooks.credentialHealthChanged(orgId, id, coolingDown, until);

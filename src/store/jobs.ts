@@ -100,6 +100,8 @@ export interface JobStore {
   listDead(page?: { kind?: string; afterId?: string; limit?: number }): Promise<JobRecord[]>;
   /** Leases held now by owners whose name starts with `ownerPrefix`. */
   listHeld(ownerPrefix: string): Promise<Array<JobLease & { owner: string }>>;
+  /** Deletes finished jobs: done ones finished before `doneBefore`, dead ones before `deadBefore` (ISO). */
+  purge(doneBefore: string, deadBefore: string): Promise<number>;
   /** Ends a dead holder's lease now, so the next claim retakes the job (its attempt still counts). */
   expire(lease: JobLease, now?: number): Promise<boolean>;
 }
@@ -299,6 +301,19 @@ export function createJobStore(baseDb: Db): JobStore {
       return rows
         .filter((r) => r.lease_owner?.startsWith(ownerPrefix))
         .map((r) => ({ id: r.id, fence: Number(r.fence), owner: r.lease_owner ?? '' }));
+    },
+
+    async purge(doneBefore, deadBefore) {
+      const res = await db
+        .deleteFrom('jobs')
+        .where((eb) =>
+          eb.or([
+            eb.and([eb('status', '=', 'done'), eb('finished_at', '<', doneBefore)]),
+            eb.and([eb('status', '=', 'dead'), eb('finished_at', '<', deadBefore)]),
+          ]),
+        )
+        .executeTakeFirst();
+      return Number(res.numDeletedRows);
     },
 
     async expire(lease, now = Date.now()) {

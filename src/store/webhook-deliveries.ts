@@ -82,6 +82,11 @@ export interface WebhookDeliveryStore {
   list(orgId: string, filter: DeliveryFilter): Promise<DeliveryRecord[]>;
   /** Appends attempt `attempt_count + 1` and sets the delivery's state; returns the attempt number. */
   recordAttempt(id: string, attempt: Omit<DeliveryAttempt, 'attempt'>, outcome: AttemptOutcome): Promise<number>;
+  /**
+   * Deletes settled deliveries (and their attempts) created before `before`, then the events that
+   * no delivery refers to any more. Pending deliveries stay whatever their age.
+   */
+  purge(before: string): Promise<{ deliveries: number; events: number }>;
   /** Back to `pending` with a job due now (an unfinished one is brought forward instead). */
   replay(orgId: string, id: string, job: DeliveryJob): Promise<DeliveryRecord | undefined>;
 }
@@ -264,6 +269,32 @@ export function createWebhookDeliveryStore(baseDb: Db): WebhookDeliveryStore {
           .execute();
         return attempt;
       });
+    },
+
+    async purge(before) {
+      const old = db
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('created_at', '<', before)
+        .where('status', '!=', 'pending');
+      await db.deleteFrom('webhook_attempts').where('delivery_id', 'in', old).execute();
+      const deliveries = await db
+        .deleteFrom('webhook_deliveries')
+        .where('created_at', '<', before)
+        .where('status', '!=', 'pending')
+        .executeTakeFirst();
+      const events = await db
+        .deleteFrom('domain_events')
+        .where('created_at', '<', before)
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('webhook_deliveries as d').select('d.id').whereRef('d.event_id', '=', 'domain_events.id'),
+            ),
+          ),
+        )
+        .executeTakeFirst();
+      return { deliveries: Number(deliveries.numDeletedRows), events: Number(events.numDeletedRows) };
     },
 
     async replay(orgId, id, job) {

@@ -117,8 +117,12 @@ const CATALOG = {
     example: { endpoint_id: 'whep_01jx2mg7rb', message: 'This is a test event from Switchyard.' },
   },
   'webhook_endpoint.disabled': {
-    description: 'A webhook endpoint was disabled (by a user, or after deliveries kept failing).',
-    example: { id: 'whep_01jx2mg7rb', url: 'https://hooks.example.com/switchyard', reason: 'disabled by user' },
+    description: 'A webhook endpoint was disabled because every delivery attempt to it failed for 5 days.',
+    example: {
+      id: 'whep_01jx2mg7rb',
+      url: 'https://hooks.example.com/switchyard',
+      reason: 'every delivery attempt failed since 2025-05-27T09:14:03.120Z',
+    },
   },
 } as const satisfies Record<DomainEventType, { description: string; example: Record<string, unknown> }>;
 

@@ -5,6 +5,7 @@
 // delivery is attempted by one instance at a time and survives restarts; the proxy never waits here.
 import type { Logger } from 'pino';
 import type { SecretBox } from '../crypto/secretbox.ts';
+import { runEvery } from '../jobs/recurring.ts';
 import type { JobRunner } from '../jobs/runner.ts';
 import { type Job, RetryAt } from '../jobs/types.ts';
 import type { DomainEvent } from '../ports/domain-events.ts';
@@ -22,6 +23,10 @@ import { sign } from './signing.ts';
 import { checkEndpointUrl } from './url-policy.ts';
 
 export const DELIVER_JOB = 'webhooks.deliver';
+const SWEEP_JOB = 'webhooks.sweep';
+const DAY_MS = 24 * 60 * 60_000;
+/** Settled deliveries, their attempts and their events are kept this long. */
+export const DELIVERY_RETENTION_MS = 30 * DAY_MS;
 /** An endpoint whose every attempt failed for this long is disabled. */
 export const DISABLE_AFTER_MS = 5 * 24 * 60 * 60_000;
 /** How long the previous secret keeps signing after a rotation. */
@@ -63,12 +68,19 @@ export class Webhooks {
     this.#sender = new WebhookSender({ denyPrivate: opts.denyPrivate, timeoutMs: opts.timeoutMs });
   }
 
-  /** Registers the job handlers; from here on this instance dispatches and delivers. */
-  start(jobs: JobRunner): void {
+  /** Registers the job handlers; from here on this instance dispatches, delivers and sweeps. */
+  async start(jobs: JobRunner): Promise<void> {
     jobs.register(EVENT_DISPATCH_JOB, (job) => this.#dispatch(job));
     jobs.register(DELIVER_JOB, (job, ctx) => this.#deliver(job, ctx.signal), {
       onAbandoned: (job, reason) => this.#abandoned(job, reason),
     });
+    await runEvery(jobs, SWEEP_JOB, DAY_MS, () => this.sweep());
+  }
+
+  /** Deletes settled deliveries and events older than DELIVERY_RETENTION_MS. */
+  async sweep(now: number = Date.now()): Promise<void> {
+    const removed = await this.#deps.deliveries.purge(new Date(now - DELIVERY_RETENTION_MS).toISOString());
+    if (removed.deliveries + removed.events > 0) this.#deps.logger.info(removed, 'webhook history swept');
   }
 
   /** The job that delivers a delivery: keyed by its id, one attempt per scheduled retry plus the first. */

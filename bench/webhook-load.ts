@@ -1,0 +1,56 @@
+// `bench:compare --webhooks N`: N endpoints on the "after" gateway, subscribed to everything and
+// pointing at a receiver in this process, plus the same stream of management writes (each one an
+// event) on both gateways, so the proxy is measured while deliveries are being made.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ADMIN_KEY, type Gateway } from './gateway.ts';
+
+export interface WebhookLoad {
+  received(): number;
+  stop(): Promise<void>;
+}
+
+async function post(url: string, body: unknown): Promise<Response> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  await res.arrayBuffer();
+  return res;
+}
+
+export async function startWebhookLoad(
+  endpoints: number,
+  gateways: Record<'before' | 'after', Gateway>,
+): Promise<WebhookLoad | undefined> {
+  if (!(endpoints > 0)) return undefined;
+  let received = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      received++;
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const hookUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  for (let i = 0; i < endpoints; i++) {
+    const res = await post(`${gateways.after.url}/manage/v1/webhooks/endpoints`, { url: hookUrl, event_types: ['*'] });
+    if (res.status !== 201) throw new Error(`creating webhook endpoint ${i + 1} failed: ${res.status}`);
+  }
+  let n = 0;
+  const timer = setInterval(() => {
+    n++;
+    for (const gw of [gateways.before, gateways.after])
+      void post(`${gw.url}/manage/v1/api-keys`, { name: `bench-${n}` });
+  }, 250);
+  return {
+    received: () => received,
+    async stop() {
+      clearInterval(timer);
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
