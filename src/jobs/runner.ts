@@ -7,6 +7,7 @@
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { JobLease, JobRecord, JobStore } from '../store/jobs.ts';
+import { processAlive } from '../util/process-alive.ts';
 import { type BackoffPolicy, backoffMs, DEFAULT_BACKOFF } from './backoff.ts';
 import {
   type EnqueueRequest,
@@ -176,7 +177,7 @@ export class JobRunner implements JobQueue {
     try {
       for (const lease of await this.#store.listHeld(`${hostname()}:`)) {
         const pid = Number(lease.owner.split(':')[1]);
-        if (Number.isInteger(pid) && pid !== process.pid && !alive(pid) && (await this.#store.expire(lease))) {
+        if (Number.isInteger(pid) && pid !== process.pid && !processAlive(pid) && (await this.#store.expire(lease))) {
           this.#logger.info({ job: lease.id, owner: lease.owner }, 'retaking a job whose holder process is gone');
         }
       }
@@ -322,16 +323,6 @@ export class JobRunner implements JobQueue {
 
 function ownerName(pid: number): string {
   return `${hostname()}:${pid}:${Math.random().toString(36).slice(2, 8)}`;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it exists but belongs to someone else.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function toJob(r: JobRecord): Job {

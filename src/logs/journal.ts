@@ -9,6 +9,7 @@ import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, 
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { RequestLogRow } from '../store/request-logs.ts';
+import { processAlive } from '../util/process-alive.ts';
 import type { RequestLogSink } from './writer.ts';
 
 /** A segment is closed and handed to the store this often while rows arrive... */
@@ -25,16 +26,6 @@ let instances = 0;
 interface Segment {
   path: string;
   rows: number;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: the process exists but belongs to someone else.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**
@@ -55,7 +46,7 @@ function orphanSegments(dir: string): string[] {
       if (!m) return false;
       const pid = Number(m[1]);
       if (pid === process.pid) return !OPEN_HERE.has(m[2]);
-      return !alive(pid);
+      return !processAlive(pid);
     })
     .sort()
     .map((name) => join(dir, name));

@@ -145,6 +145,12 @@ export function createWebhookDeliveryStore(baseDb: Db): WebhookDeliveryStore {
     const r = await db.selectFrom('domain_events').selectAll().where('id', '=', eventId).executeTakeFirst();
     return r ? toEvent(r) : undefined;
   };
+  const withBody = () =>
+    db
+      .selectFrom('webhook_deliveries as d')
+      .innerJoin('domain_events as e', 'e.id', 'd.event_id')
+      .selectAll('d')
+      .select('e.body');
   const getRow = async (id: string) => {
     const r = await db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirst();
     return r ? toRecord(r) : undefined;
@@ -186,14 +192,7 @@ export function createWebhookDeliveryStore(baseDb: Db): WebhookDeliveryStore {
     },
 
     async get(orgId, id) {
-      const r = await db
-        .selectFrom('webhook_deliveries as d')
-        .innerJoin('domain_events as e', 'e.id', 'd.event_id')
-        .selectAll('d')
-        .select('e.body')
-        .where('d.org_id', '=', orgId)
-        .where('d.id', '=', id)
-        .executeTakeFirst();
+      const r = await withBody().where('d.org_id', '=', orgId).where('d.id', '=', id).executeTakeFirst();
       if (!r) return undefined;
       const attempts = await db
         .selectFrom('webhook_attempts')
@@ -216,13 +215,7 @@ export function createWebhookDeliveryStore(baseDb: Db): WebhookDeliveryStore {
     },
 
     async forSend(id) {
-      const r = await db
-        .selectFrom('webhook_deliveries as d')
-        .innerJoin('domain_events as e', 'e.id', 'd.event_id')
-        .selectAll('d')
-        .select('e.body')
-        .where('d.id', '=', id)
-        .executeTakeFirst();
+      const r = await withBody().where('d.id', '=', id).executeTakeFirst();
       return r ? { delivery: toRecord(r), body: r.body } : undefined;
     },
 

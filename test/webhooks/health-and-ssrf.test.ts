@@ -4,6 +4,8 @@
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Webhook } from 'standardwebhooks';
 import { WebhookSender } from '../../src/webhooks/sender.ts';
 import { call, type Gateway, startGateway } from '../helpers/gateway.ts';
@@ -55,6 +57,51 @@ describe('provider.health_changed', () => {
     // One event per incident, not one per failed call.
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(rx.received.length, 1);
+  });
+});
+
+describe('webhook MCP tools', () => {
+  test('the eleven tools named in SPEC are listed and work', async () => {
+    const gw = await startGateway();
+    const rx = await startReceiver();
+    const client = new Client({ name: 'webhooks-test', version: '1.0.0' });
+    try {
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${gw.adminKey}` } },
+        }),
+      );
+      const names = new Set((await client.listTools()).tools.map((t) => t.name));
+      for (const name of [
+        'list_webhook_endpoints',
+        'get_webhook_endpoint',
+        'create_webhook_endpoint',
+        'update_webhook_endpoint',
+        'delete_webhook_endpoint',
+        'rotate_webhook_secret',
+        'send_webhook_test',
+        'list_webhook_deliveries',
+        'get_webhook_delivery',
+        'replay_webhook_delivery',
+        'list_webhook_event_types',
+      ]) {
+        assert.ok(names.has(name), name);
+      }
+      const created = await client.callTool({ name: 'create_webhook_endpoint', arguments: { url: rx.url } });
+      assert.ok(!created.isError, JSON.stringify(created));
+      const ep = created.structuredContent as Json;
+      const sent = await client.callTool({ name: 'send_webhook_test', arguments: { endpoint_id: ep.id } });
+      assert.equal((sent.structuredContent as Json).status, 'delivered');
+      const refused = await client.callTool({
+        name: 'create_webhook_endpoint',
+        arguments: { url: 'http://169.254.169.254/' },
+      });
+      assert.ok(refused.isError);
+    } finally {
+      await client.close();
+      await gw.close();
+      await rx.close();
+    }
   });
 });
 
