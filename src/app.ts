@@ -88,6 +88,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   registerMcpRoutes(app, OPERATIONS);
   // On the services so that management calls that run the pipeline (log replay) share the hooks.
   const hooks = svc.hooks
+    .onBeforeRoute(svc.limits.admit)
     .onAfterResponse(healthHook(svc.routing.health))
     .onAfterResponse(
       requestLogHook(
@@ -102,6 +103,25 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   const metrics = new Metrics();
   const live = { inFlight: () => inFlight.size, logQueueDepth: () => svc.logs.pending };
   hooks.onAfterResponse(metricsHook(new GatewayMetrics(metrics, live)));
+  const refusals = metrics.tally<'kind'>({
+    name: 'switchyard_limit_refusals_total',
+    help: 'Calls refused by a rate limit (rpm, tpm, concurrency) or a budget',
+    labelNames: ['kind'],
+  });
+  const refusalSeries = {
+    rpm: refusals.series({ kind: 'rpm' }),
+    tpm: refusals.series({ kind: 'tpm' }),
+    concurrency: refusals.series({ kind: 'concurrency' }),
+    budget: refusals.series({ kind: 'budget' }),
+  };
+  svc.limits.onRefusal = (kind) => refusalSeries[kind].inc();
+  metrics.gauge<'budget_id'>({
+    name: 'switchyard_budget_spend_usd',
+    help: "Spend in each budget's current period, all members together",
+    labelNames: ['budget_id'],
+    readEach: async () =>
+      (await svc.limits.spendByBudget()).map((b) => ({ labels: { budget_id: b.budgetId }, value: b.spentUsd })),
+  });
   registerMetricsRoute(app, metrics, { public: config.metricsPublic, principals: svc.principals });
   await app.register(
     proxyRoutes(

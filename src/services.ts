@@ -1,12 +1,14 @@
 // Everything a route handler needs, created once per gateway instance by buildApp().
 import { join } from 'node:path';
 import type { DestinationStream, Logger } from 'pino';
-import { createChangeBus } from './cluster/index.ts';
+import { createChangeBus, createCounters } from './cluster/index.ts';
 import type { Config } from './config.ts';
 import { loadMasterKey } from './crypto/master-key.ts';
 import { SecretBox } from './crypto/secretbox.ts';
 import { runEvery } from './jobs/recurring.ts';
 import { JobRunner } from './jobs/runner.ts';
+import { Limits } from './limits/service.ts';
+import { BudgetMirror } from './live/budgets.ts';
 import { CredentialMirror } from './live/credentials.ts';
 import { PrincipalMirror } from './live/principals.ts';
 import { ProjectMirror } from './live/projects.ts';
@@ -90,9 +92,10 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
     const credentials = new CredentialMirror(stores.providers, secrets, changes, logger, interval);
     const projects = new ProjectMirror(stores.projects, changes, logger, interval);
     const configs = new RoutingConfigMirror(stores.routingConfigs, changes, compileConfig, logger, interval);
-    const mirrors = [principals, credentials, projects, configs];
+    const budgets = new BudgetMirror(stores.budgets, changes, logger, interval);
+    const mirrors = [principals, credentials, projects, configs, budgets];
     try {
-      await Promise.all([credentials.start(), projects.start(), configs.start()]);
+      await Promise.all([credentials.start(), projects.start(), configs.start(), budgets.start()]);
     } catch (err) {
       for (const m of mirrors) m.stop();
       throw err;
@@ -102,6 +105,19 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
     const writer: RequestLogSink =
       handle.dialect === 'sqlite' ? new WorkerLogWriter(handle.where, logger, inThread) : inThread;
     const logs = await JournaledSink.open(join(config.dataDir, 'journal'), writer, logger);
+    const counters = createCounters(config);
+    const limits = new Limits({
+      counters,
+      budgets,
+      projects,
+      config: (orgId, slug) => configs.get(orgId, slug),
+      budgetStore: stores.budgets,
+      spendSince: (q) => stores.logs.spendSince(q),
+      logger,
+    });
+    // Spend survives restarts: rebuilt from the request log, journal replay included.
+    await logs.flush();
+    await limits.rebuildAll(await stores.budgets.listAllLive());
     const retention = new LogRetention(
       stores.logs,
       { rowDays: config.logRetentionDays, bodyDays: config.logBodyRetentionDays },
@@ -155,6 +171,7 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       hooks: new PipelineHooks(),
       jobs,
       webhooks,
+      limits,
       close() {
         closed ??= (async () => {
           for (const m of mirrors) m.stop();
@@ -163,6 +180,7 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
           await webhooks.close();
           await retention.stop();
           await logs.close();
+          await counters.close();
           await changes.close();
           await handle.close();
         })();

@@ -95,6 +95,12 @@ export const ERROR_CODES = {
   upstream_overloaded: { status: 502, alpha: 'api_error', beta: 'overloaded_error', message: '{message}' },
   dimension_mismatch: upstream(502, 'upstream returned vectors of length {got}, expected {expected}'),
   json_schema_validation_failed: upstream(502, '{message}'),
+  budget_exceeded: {
+    status: 402,
+    alpha: 'budget_exceeded',
+    beta: 'permission_error',
+    message: '{message}',
+  },
   rate_limit_exceeded: {
     status: 429,
     alpha: 'rate_limit_error',
@@ -187,6 +193,7 @@ export const ERROR_CODES = {
   invalid_api_key_format: invalid('api_key must be non-empty and have no surrounding whitespace'),
   invalid_webhook_url: invalid('{message}'),
   invalid_event_types: invalid('{message}'),
+  invalid_budget: invalid('{message}'),
   webhook_endpoint_deleted: {
     status: 409,
     alpha: 'conflict_error',

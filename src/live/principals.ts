@@ -1,10 +1,11 @@
 // API key hash -> principal, served from memory. An unknown hash costs one store read; the answer
 // (found or not) is remembered, so a steady stream of requests never awaits the database. Kept
-// current by `api_key` change events (create, revoke, project deletion) and the periodic poll.
+// current by `api_key` change events (create, update, revoke, project deletion) and the periodic poll.
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { hashApiKey } from '../crypto/api-keys.ts';
 import type { ChangeBus } from '../ports/change-bus.ts';
+import type { RateLimits } from '../ports/counters.ts';
 import type { ApiKeyAuthRow, OrgKeyStore } from '../store/org-keys.ts';
 import { connectFeed, type Feed, Freshness } from './feed.ts';
 
@@ -13,6 +14,8 @@ export interface Principal {
   /** Null for org-wide keys. */
   projectId: string | null;
   keyId: string;
+  /** The key's own rate limits (null for none); the row's object, shared, so reading it allocates nothing. */
+  rateLimits: RateLimits | null;
 }
 
 /** What the mirror reads from the key store. */
@@ -79,7 +82,12 @@ export class PrincipalMirror {
       return;
     }
     this.#unknown.delete(row.keyHash);
-    this.#known.set(row.keyHash, { orgId: row.orgId, projectId: row.projectId, keyId: row.id });
+    this.#known.set(row.keyHash, {
+      orgId: row.orgId,
+      projectId: row.projectId,
+      keyId: row.id,
+      rateLimits: row.rateLimits,
+    });
     this.#hashById.set(row.id, row.keyHash);
   }
 

@@ -68,7 +68,8 @@ export async function replayLogEntry(
     {
       codec,
       // As the original call's project, so that its configs, settings and analytics apply.
-      principal: { orgId: caller.orgId, projectId: row.projectId, keyId: caller.keyId },
+      // The replaying key's own rate limits apply, as to any call it makes.
+      principal: { orgId: caller.orgId, projectId: row.projectId, keyId: caller.keyId, rateLimits: caller.rateLimits },
       requestId,
       body,
       headers: {},

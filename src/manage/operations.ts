@@ -4,6 +4,7 @@
 import { decisionOperations } from './analytics-decisions.ts';
 import { analyticsReportOperations } from './analytics-report.ts';
 import { apiKeyOperations } from './api-keys.ts';
+import { budgetOperations } from './budgets.ts';
 import { logOperations } from './logs.ts';
 import type { Operation } from './operation.ts';
 import { projectOperations } from './projects.ts';
@@ -22,4 +23,5 @@ export const OPERATIONS: readonly Operation[] = [
   ...logOperations,
   ...webhookEndpointOperations,
   ...webhookDeliveryOperations,
+  ...budgetOperations,
 ];

@@ -1,9 +1,13 @@
-// Projects: list / get / create / update / soft-delete (SPEC "Management API: projects").
+// Projects: list / get / create / update / soft-delete (SPEC "Management API: projects"). Settings
+// hold log_bodies and the project's rate limits (`rate_limits` for the whole project,
+// `end_user_rate_limits` for each end user in it); a PATCH merges them field by field.
 import { Type } from '@sinclair/typebox';
 import { isUniqueViolation } from '../store/index.ts';
 import { DEFAULT_PROJECT_SETTINGS, type ProjectRecord, withDefaultSettings } from '../store/projects.ts';
 import { newId } from '../util/ids.ts';
+import { isRecord } from '../util/json.ts';
 import { notFound, requireOrgKey } from './access.ts';
+import { RateLimitsSchema } from './api-keys.ts';
 import { decodeCursor, toPage } from './cursor.ts';
 import { defineOperation, type Operation } from './operation.ts';
 import { Nullable, PageQuery, pageOf, Timestamp } from './schemas.ts';
@@ -11,10 +15,39 @@ import { firstFreeSlug, slugify } from './slug.ts';
 
 const TAG = 'projects';
 
+const ProjectLimits = Nullable(
+  Type.Object(RateLimitsSchema.properties, {
+    additionalProperties: false,
+    description: 'Limits over every call of the project; null removes them',
+  }),
+);
+const EndUserLimits = Nullable(
+  Type.Object(RateLimitsSchema.properties, {
+    additionalProperties: false,
+    description: 'Limits applied to each end user (svc:end_user / X-Svc-User-Id) separately; null removes them',
+  }),
+);
+
 const SettingsInput = Type.Object(
-  { log_bodies: Type.Optional(Type.Boolean({ description: 'Keep request/response bodies in request logs' })) },
+  {
+    log_bodies: Type.Optional(Type.Boolean({ description: 'Keep request/response bodies in request logs' })),
+    rate_limits: Type.Optional(ProjectLimits),
+    end_user_rate_limits: Type.Optional(EndUserLimits),
+  },
   { additionalProperties: false },
 );
+
+const LIMIT_SETTINGS = ['rate_limits', 'end_user_rate_limits'] as const;
+
+/** Settings as stored: a limit set to null (or to `{}`, which limits nothing) is removed, not kept as null. */
+function storedSettings(settings: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...settings };
+  for (const k of LIMIT_SETTINGS) {
+    const v = out[k];
+    if (v === null || (isRecord(v) && Object.keys(v).length === 0)) delete out[k];
+  }
+  return out;
+}
 
 export const Project = Type.Object({
   id: Type.String(),
@@ -22,7 +55,11 @@ export const Project = Type.Object({
   name: Type.String(),
   slug: Type.String(),
   description: Nullable(Type.String()),
-  settings: Type.Object({ log_bodies: Type.Boolean() }),
+  settings: Type.Object({
+    log_bodies: Type.Boolean(),
+    rate_limits: ProjectLimits,
+    end_user_rate_limits: EndUserLimits,
+  }),
   created_at: Timestamp,
   updated_at: Timestamp,
   deleted_at: Nullable(Timestamp),
@@ -42,7 +79,8 @@ export function projectView(p: ProjectRecord) {
     name: p.name,
     slug: p.slug,
     description: p.description,
-    settings: withDefaultSettings(p.settings),
+    // Unset limits read as null so that callers see every setting there is.
+    settings: { rate_limits: null, end_user_rate_limits: null, ...withDefaultSettings(p.settings) },
     created_at: p.createdAt,
     updated_at: p.updatedAt,
     deleted_at: p.deletedAt,
@@ -115,7 +153,7 @@ const createProject = defineOperation({
           name: body.name,
           slug: firstFreeSlug(base, taken),
           description: body.description ?? null,
-          settings: { ...DEFAULT_PROJECT_SETTINGS, ...body.settings },
+          settings: storedSettings({ ...DEFAULT_PROJECT_SETTINGS, ...body.settings }),
         });
         return projectView(p);
       } catch (err) {
@@ -151,7 +189,7 @@ const updateProject = defineOperation({
     const p = await svc.stores.projects.update(orgId, params.project_id, {
       name: body.name,
       description: body.description,
-      settings: body.settings ? { ...current.settings, ...body.settings } : undefined,
+      settings: body.settings ? storedSettings({ ...current.settings, ...body.settings }) : undefined,
     });
     if (!p) throw notFound('project', params.project_id);
     return projectView(p);

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { SecretBox } from '../crypto/secretbox.ts';
 import type { JobRunner } from '../jobs/runner.ts';
+import type { Limits } from '../limits/service.ts';
 import type { CredentialMirror } from '../live/credentials.ts';
 import type { PrincipalMirror } from '../live/principals.ts';
 import type { ProjectMirror } from '../live/projects.ts';
@@ -63,6 +64,8 @@ export interface Services {
   jobs: JobRunner;
   /** Webhook dispatch and delivery: sealing secrets, test sends, the delivery job's spec. */
   webhooks: Webhooks;
+  /** Budget spend as the limits feature counts it: status, members, rebuild after a budget changes. */
+  limits: Limits;
   /** Stops the mirrors, flushes the log writer and closes the database and the change bus. */
   close(): Promise<void>;
 }

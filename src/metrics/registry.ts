@@ -17,6 +17,8 @@ export interface MetricSpec<L extends string> {
 export interface GaugeSpec<L extends string> extends MetricSpec<L> {
   /** Read at scrape time, so that a gauge of live state costs nothing between scrapes. */
   read?: () => number;
+  /** Every label set's value, read at scrape time (label sets not returned are dropped). */
+  readEach?: () => Promise<Array<{ labels: Record<L, string>; value: number }>>;
 }
 
 export interface HistogramSpec<L extends string> extends MetricSpec<L> {
@@ -90,13 +92,22 @@ export class Metrics {
   }
 
   gauge<L extends string = never>(spec: GaugeSpec<L>): Gauge<L> {
-    const read = spec.read;
+    const { read, readEach } = spec;
     const gauge: Gauge<L> = new Gauge<L>({
       name: checkName(spec.name),
       help: spec.help,
       labelNames: spec.labelNames ?? [],
       registers: [this.registry],
       ...(read ? { collect: () => gauge.set(read()) } : {}),
+      ...(readEach
+        ? {
+            collect: async () => {
+              const values = await readEach();
+              gauge.reset();
+              for (const v of values) gauge.set(v.labels as Partial<Record<L, string | number>>, v.value);
+            },
+          }
+        : {}),
     });
     return gauge;
   }

@@ -35,11 +35,32 @@ export function newCall(input: ProxyInput, kind: CallKind): ProxyCall {
     modelRequested: typeof m === 'string' ? m : '',
     chat: undefined,
     svc: undefined,
+    onEnd: undefined,
+    replyHeaders: undefined,
+    hookTrace: undefined,
   };
 }
 
-export function finish(deps: PipelineDeps, record: CallRecord): void {
+/** Gives back what hooks took for the call (once), e.g. when it ends without a record. */
+export function endCall(deps: PipelineDeps, call: ProxyCall, record?: CallRecord): void {
+  const end = call.onEnd;
+  if (end === undefined) return;
+  call.onEnd = undefined;
+  try {
+    end(record);
+  } catch (err) {
+    deps.onHookError(err);
+  }
+}
+
+export function finish(deps: PipelineDeps, call: ProxyCall, record: CallRecord): void {
+  endCall(deps, call, record);
   if (deps.hooks.afterResponse.length > 0) runAfterResponse(deps.hooks, record, deps.onHookError);
+}
+
+/** The answer's headers with those hooks added (rate-limit state). */
+export function withCallHeaders(call: ProxyCall, headers: Record<string, string>): Record<string, string> {
+  return call.replyHeaders ? Object.assign(headers, call.replyHeaders) : headers;
 }
 
 /** A refused or failed call, in the called family's error shape. */
@@ -52,12 +73,13 @@ export function errorReply(
 ): PipelineReply {
   parts.status = e.status;
   if (parts.error === null) parts.error = { message: e.message, code: e.wireCode };
+  withCallHeaders(call, headers);
   return {
     kind: 'json',
     status: e.status,
     headers: e.headers ? Object.assign(headers, e.headers) : headers,
     body: call.codec.errorBody(e),
-    done: () => finish(deps, callRecord(call, parts)),
+    done: () => finish(deps, call, callRecord(call, parts)),
   };
 }
 
@@ -82,7 +104,10 @@ export async function runChat(input: ProxyInput, deps: PipelineDeps): Promise<Pi
     };
     call.chat = chat;
     call.svc = decoded.svc;
-    if (deps.hooks.beforeRoute.length > 0) await runBeforeRoute(deps.hooks, call);
+    if (deps.hooks.beforeRoute.length > 0) {
+      const pending = runBeforeRoute(deps.hooks, call);
+      if (pending) await pending;
+    }
     const plan = routeCall(
       {
         model: ir.model,
@@ -96,7 +121,7 @@ export async function runChat(input: ProxyInput, deps: PipelineDeps): Promise<Pi
     );
     // No upstream call and no log row: a dry run changes nothing and costs nothing.
     if (input.dryRun === true || call.hdr.dryRun)
-      return { kind: 'json', status: 200, headers: {}, body: dryRunOf(plan), done: () => {} };
+      return { kind: 'json', status: 200, headers: {}, body: dryRunOf(plan), done: () => endCall(deps, call) };
     if (ir.stream && plan.kind === 'config') {
       const mode = plan.decision.mode;
       if (mode === 'cascade' || mode === 'parallel_judge')
@@ -108,6 +133,7 @@ export async function runChat(input: ProxyInput, deps: PipelineDeps): Promise<Pi
     return respond(call, plan, served, deps, 'MISS');
   } catch (err) {
     if (err instanceof GatewayError) return errorReply(call, err, deps, recordParts(requestType));
+    endCall(deps, call);
     throw err;
   }
 }
@@ -133,7 +159,7 @@ function hookServed(plan: RoutePlan, outcome: AttemptOutcome): Served {
 function respond(call: ProxyCall, plan: RoutePlan, served: Served, deps: PipelineDeps, cache: string): PipelineReply {
   const { target, outcome } = served;
   const requestType = call.codec.requestType;
-  const headers: Record<string, string> = { 'x-svc-cache': cache };
+  const headers = withCallHeaders(call, { 'x-svc-cache': cache });
   if (target) {
     headers['x-svc-model-used'] = target.model;
     headers['x-svc-provider-used'] = target.vendorAsSent;
@@ -179,7 +205,7 @@ function respond(call: ProxyCall, plan: RoutePlan, served: Served, deps: Pipelin
         parts.costUsd = cost.costUsd;
         parts.error = unpriced(served, cost.known);
         parts.responseBody = outcome.bodyText ?? outcome.body;
-        finish(deps, callRecord(call, parts));
+        finish(deps, call, callRecord(call, parts));
       },
     };
   }
@@ -197,7 +223,7 @@ function respond(call: ProxyCall, plan: RoutePlan, served: Served, deps: Pipelin
       parts.costUsd = cost.costUsd;
       parts.error = summary.error ?? (summary.aborted ? { message: 'client disconnected' } : null);
       parts.responseBody = { streamed: true, text: summary.text, stop_reason: summary.stopReason ?? null };
-      finish(deps, callRecord(call, parts));
+      finish(deps, call, callRecord(call, parts));
       return { 'x-svc-cost-usd': formatCostHeader(cost.costUsd) };
     },
   };

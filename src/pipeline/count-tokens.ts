@@ -10,19 +10,22 @@ import { requestFacts } from '../routing/planner.ts';
 import { estimateRequestTokens } from '../tokens/estimate.ts';
 import { isRecord } from '../util/json.ts';
 import type { ChatTarget } from './call.ts';
-import { newCall } from './chat.ts';
+import { endCall, newCall, withCallHeaders } from './chat.ts';
 import type { PipelineDeps } from './deps.ts';
+import { runBeforeRoute } from './hooks.ts';
 import { routeCall, targetOf } from './route.ts';
 import type { PipelineReply, ProxyInput } from './types.ts';
 
 export async function runCountTokens(input: ProxyInput, deps: PipelineDeps): Promise<PipelineReply> {
   const call = newCall(input, 'count_tokens');
+  // Free, so never logged or priced; it still counts against request limits (a beforeRoute hook).
+  const done = () => endCall(deps, call);
   const fail = (e: GatewayError): PipelineReply => ({
     kind: 'json',
     status: e.status,
-    headers: { ...e.headers },
+    headers: withCallHeaders(call, { ...e.headers }),
     body: input.codec.errorBody(e),
-    done: () => {},
+    done,
   });
   try {
     if (!isRecord(input.body))
@@ -30,6 +33,12 @@ export async function runCountTokens(input: ProxyInput, deps: PipelineDeps): Pro
     const body = input.body;
     // count_tokens bodies carry no max_tokens; the messages decoder validates everything else.
     const { ir, svc } = decodeBetaMessages({ ...body, max_tokens: 1 });
+    call.modelRequested = ir.model;
+    call.svc = svc;
+    if (deps.hooks.beforeRoute.length > 0) {
+      const pending = runBeforeRoute(deps.hooks, call);
+      if (pending) await pending;
+    }
     const plan = routeCall(
       {
         model: ir.model,
@@ -65,13 +74,15 @@ export async function runCountTokens(input: ProxyInput, deps: PipelineDeps): Pro
       if (res.status < 200 || res.status >= 300)
         return fail(fromUpstream(adapter.decodeError(res.status, text, res.headers)));
       const headers = { 'x-svc-token-count-source': 'upstream', 'x-svc-provider': target.vendorAsSent };
-      return { kind: 'json', status: 200, headers, body: text, done: () => {} };
+      return { kind: 'json', status: 200, headers: withCallHeaders(call, headers), body: text, done };
     }
     const headers = { 'x-svc-token-count-source': 'local', 'x-svc-provider': target.vendorAsSent };
-    return { kind: 'json', status: 200, headers, body: { input_tokens: estimateRequestTokens(ir) }, done: () => {} };
+    const counted = { input_tokens: estimateRequestTokens(ir) };
+    return { kind: 'json', status: 200, headers: withCallHeaders(call, headers), body: counted, done };
   } catch (err) {
     if (err instanceof GatewayError) return fail(err);
     if (err instanceof UpstreamTransportError) return fail(fromUpstream(err.info));
+    done();
     throw err;
   }
 }

@@ -3,7 +3,7 @@
 import { fromUpstream, GatewayError } from '../errors/gateway-error.ts';
 import { computeCost, formatCostHeader } from '../providers/catalog/cost.ts';
 import type { RequestFacts } from '../routing/types.ts';
-import { errorReply, finish, newCall } from './chat.ts';
+import { endCall, errorReply, finish, newCall, withCallHeaders } from './chat.ts';
 import { acrossCredentials } from './credential-pool.ts';
 import type { PipelineDeps } from './deps.ts';
 import { decodeEmbeddingsBody, type EmbedOutcome, embedOnce, encodeEmbeddings } from './embed-attempt.ts';
@@ -57,7 +57,10 @@ export async function runEmbeddings(input: ProxyInput, deps: PipelineDeps): Prom
   const headers: Record<string, string> = {};
   try {
     const body = decodeEmbeddingsBody(input.body);
-    if (deps.hooks.beforeRoute.length > 0) await runBeforeRoute(deps.hooks, call);
+    if (deps.hooks.beforeRoute.length > 0) {
+      const pending = runBeforeRoute(deps.hooks, call);
+      if (pending) await pending;
+    }
     let dims = body.dimensions;
     const plan = routeCall(
       {
@@ -77,7 +80,7 @@ export async function runEmbeddings(input: ProxyInput, deps: PipelineDeps): Prom
       deps.live,
     );
     if (input.dryRun === true || call.hdr.dryRun)
-      return { kind: 'json', status: 200, headers: {}, body: dryRunOf(plan), done: () => {} };
+      return { kind: 'json', status: 200, headers: {}, body: dryRunOf(plan), done: () => endCall(deps, call) };
     const user = call.hdr.userId ?? body.user;
     let outcome: EmbedOutcome;
     if (plan.kind === 'config') {
@@ -126,6 +129,7 @@ export async function runEmbeddings(input: ProxyInput, deps: PipelineDeps): Prom
     headers['x-svc-provider'] = target.vendorAsSent;
     headers['x-svc-cost-usd'] = formatCostHeader(cost.costUsd);
     headers['x-svc-latency-ms'] = (performance.now() - call.started).toFixed(2);
+    withCallHeaders(call, headers);
     const responseBody =
       body.encodingFormat === 'float' && outcome.alphaFloatText !== undefined
         ? outcome.alphaFloatText
@@ -140,11 +144,12 @@ export async function runEmbeddings(input: ProxyInput, deps: PipelineDeps): Prom
         parts.status = 200;
         parts.usage = usage;
         parts.costUsd = cost.costUsd;
-        finish(deps, callRecord(call, parts));
+        finish(deps, call, callRecord(call, parts));
       },
     };
   } catch (err) {
     if (err instanceof GatewayError) return errorReply(call, err, deps, parts, headers);
+    endCall(deps, call);
     throw err;
   }
 }

@@ -2,19 +2,9 @@
 import type { UpstreamErrorInfo, Usage } from '../ir/types.ts';
 import type { CandidateRef } from '../routing/types.ts';
 import type { ChatTarget } from './call.ts';
-import type { ProxyCall } from './types.ts';
+import type { CallRecord, HealthSample, ProxyCall } from './types.ts';
 
-/** One finished attempt, for the candidate's health (`ref`), its credential's, or both. */
-export interface HealthSample {
-  ref?: CandidateRef;
-  credentialId?: string;
-  /** The credential's vendor where there is no `ref` (a routed attempt's tries), for per-vendor counts. */
-  vendor?: CandidateRef['vendor'];
-  ok: boolean;
-  latencyMs: number;
-  status: number;
-  kind: string;
-}
+export type { CallRecord, HealthSample } from './types.ts';
 
 /** One finished attempt as the health tracker sees it. */
 export function healthSample(
@@ -50,36 +40,6 @@ export function credentialSample(
 ): HealthSample {
   const { ref: _candidate, ...sample } = healthSample(target, outcome, latencyMs);
   return { ...sample, credentialId: target.credentialId, vendor: target.vendor };
-}
-
-export interface CallRecord {
-  id: string;
-  requestType: string;
-  orgId: string;
-  projectId: string | null;
-  keyId: string;
-  endUser: string | null;
-  tags: Record<string, string>;
-  traceId: string | null;
-  conversationId: string | null;
-  modelRequested: string;
-  modelUsed: string | null;
-  provider: string | null;
-  credentialId: string | null;
-  status: number;
-  latencyMs: number;
-  ttfbMs: number | null;
-  usage: Usage;
-  costUsd: number;
-  error: unknown;
-  trace: unknown;
-  requestBody: unknown;
-  responseBody: unknown;
-  createdAt: number;
-  healthSamples: HealthSample[];
-  /** `hit` / `miss` when a cache hook was consulted, else null. */
-  cache: 'hit' | 'miss' | null;
-  replayOf: string | null;
 }
 
 /**
@@ -126,6 +86,24 @@ function metaString(meta: Record<string, unknown> | undefined, key: string): str
   return typeof v === 'string' ? v : null;
 }
 
+/** The end user a call is for: the header, then the svc key, the request's `user`, metadata. */
+export function endUserOf(call: ProxyCall): string | null {
+  const svc = call.svc;
+  return call.hdr.userId ?? svc?.endUser ?? call.chat?.ir.params.user ?? metaString(svc?.metadata, 'user_id');
+}
+
+/** The call's tags: svc tags, overridden by header tags. */
+export function tagsOf(call: ProxyCall): Record<string, string> {
+  const svc = call.svc;
+  return svc ? { ...svc.tags, ...call.hdr.tags } : call.hdr.tags;
+}
+
+function traceOf(call: ProxyCall, trace: unknown): unknown {
+  const extra = call.hookTrace;
+  if (extra === undefined) return trace;
+  return typeof trace === 'object' && trace !== null ? { ...trace, ...extra } : extra;
+}
+
 /** The identity of the call (who, which end user, which tags) comes from headers, svc keys and metadata. */
 export function callRecord(call: ProxyCall, r: RecordParts): CallRecord {
   const svc = call.svc;
@@ -137,8 +115,8 @@ export function callRecord(call: ProxyCall, r: RecordParts): CallRecord {
     orgId: call.principal.orgId,
     projectId: call.principal.projectId,
     keyId: call.principal.keyId,
-    endUser: hdr.userId ?? svc?.endUser ?? call.chat?.ir.params.user ?? metaString(meta, 'user_id'),
-    tags: svc ? { ...svc.tags, ...hdr.tags } : hdr.tags,
+    endUser: endUserOf(call),
+    tags: tagsOf(call),
     traceId: hdr.traceId ?? metaString(meta, 'trace_id'),
     conversationId: hdr.conversationId ?? metaString(meta, 'conversation_id'),
     modelRequested: call.modelRequested,
@@ -151,7 +129,7 @@ export function callRecord(call: ProxyCall, r: RecordParts): CallRecord {
     usage: r.usage ?? { input: 0, output: 0 },
     costUsd: r.costUsd,
     error: r.error,
-    trace: r.trace,
+    trace: traceOf(call, r.trace),
     requestBody: r.keepRequestBody ? (call.rawBody ?? call.body) : null,
     responseBody: r.responseBody,
     createdAt: call.createdAt,

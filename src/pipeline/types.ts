@@ -6,12 +6,13 @@ import type { FamilyCodec } from '../families/shared/codec.ts';
 import type { SvcExtensions } from '../families/shared/svc.ts';
 import type { SvcHeaders } from '../families/shared/svc-headers.ts';
 import type { StreamRelay, StreamSummary } from '../ir/outcome.ts';
+import type { Usage } from '../ir/types.ts';
 import type { ResolvedCredential } from '../live/credentials.ts';
 import type { Principal } from '../live/principals.ts';
 import type { VendorId } from '../providers/types.ts';
 import type { HealthTracker } from '../routing/health.ts';
 import type { ConfigRef, DryRunEnvelope } from '../routing/trace.ts';
-import type { ActiveConfig, Decision } from '../routing/types.ts';
+import type { ActiveConfig, CandidateRef, Decision } from '../routing/types.ts';
 import type { ChatCall, ChatTarget } from './call.ts';
 
 /** The in-memory state a proxy call reads; never the database. */
@@ -56,6 +57,15 @@ export interface ProxyCall extends ProxyInput {
   /** Chat calls: the decoded request and its gateway extensions. */
   chat?: ChatCall;
   svc?: SvcExtensions;
+  /**
+   * Set by a hook that took something for this call (a rate-limit slot, a budget reservation):
+   * runs exactly once when the call ends, with its record (undefined when it ended without one).
+   */
+  onEnd: ((record: CallRecord | undefined) => void) | undefined;
+  /** Headers hooks add to the answer, success or refusal (x-ratelimit-*). */
+  replyHeaders: Record<string, string> | undefined;
+  /** What hooks decided about the call, merged into its decision trace (the limit that refused it). */
+  hookTrace: Record<string, unknown> | undefined;
 }
 
 export type RoutePlan =
@@ -87,3 +97,46 @@ export type PipelineReply =
       /** Called with the relay's summary; returns the trailers to send and runs the hooks. */
       done(summary: StreamSummary): Record<string, string>;
     };
+
+/** One finished attempt, for the candidate's health (`ref`), its credential's, or both. */
+export interface HealthSample {
+  ref?: CandidateRef;
+  credentialId?: string;
+  /** The credential's vendor where there is no `ref` (a routed attempt's tries), for per-vendor counts. */
+  vendor?: CandidateRef['vendor'];
+  ok: boolean;
+  latencyMs: number;
+  status: number;
+  kind: string;
+}
+
+/** What the afterResponse hooks see of a finished call: one record per call, whatever its kind. */
+export interface CallRecord {
+  id: string;
+  requestType: string;
+  orgId: string;
+  projectId: string | null;
+  keyId: string;
+  endUser: string | null;
+  tags: Record<string, string>;
+  traceId: string | null;
+  conversationId: string | null;
+  modelRequested: string;
+  modelUsed: string | null;
+  provider: string | null;
+  credentialId: string | null;
+  status: number;
+  latencyMs: number;
+  ttfbMs: number | null;
+  usage: Usage;
+  costUsd: number;
+  error: unknown;
+  trace: unknown;
+  requestBody: unknown;
+  responseBody: unknown;
+  createdAt: number;
+  healthSamples: HealthSample[];
+  /** `hit` / `miss` when a cache hook was consulted, else null. */
+  cache: 'hit' | 'miss' | null;
+  replayOf: string | null;
+}

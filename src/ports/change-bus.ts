@@ -4,11 +4,11 @@
 // event that arrives twice or late is harmless. Implementations: cluster/local (one process) and,
 // in scale-out mode, one that also fans out to the other instances.
 
-export type ChangeTopic = 'api_key' | 'credential' | 'project' | 'routing_config';
+export type ChangeTopic = 'api_key' | 'credential' | 'project' | 'routing_config' | 'budget';
 
 export interface ChangeEvent {
   topic: ChangeTopic;
-  /** Id of the changed entity (key_, prov_, proj_, rc_). */
+  /** Id of the changed entity (key_, prov_, proj_, rc_, budget_). */
   id: string;
   orgId: string;
 }

@@ -1,5 +1,6 @@
 // The stores as one bundle, opened and migrated for whichever dialect the config selects.
 import type { Config } from '../config.ts';
+import { type BudgetStore, createBudgetStore } from './budgets.ts';
 import { type ChangePublisher, NO_CHANGES } from './changes.ts';
 import { type Db, type Dialect, openDb } from './db.ts';
 import { createJobStore, type JobStore } from './jobs.ts';
@@ -26,6 +27,8 @@ export interface Stores {
   webhookEndpoints: WebhookEndpointStore;
   /** Deliveries, their attempts and the domain events they carry. */
   webhookDeliveries: WebhookDeliveryStore;
+  /** Budget definitions and the once-only record of their threshold alerts. */
+  budgets: BudgetStore;
 }
 
 export interface StoreHandle {
@@ -36,7 +39,7 @@ export interface StoreHandle {
   close(): Promise<void>;
 }
 
-/** `changes` hears of every committed write the proxy must see (keys, credentials, projects, configs). */
+/** `changes` hears of every committed write the proxy must see (keys, credentials, projects, configs, budgets). */
 export function createStores(db: Db, changes: ChangePublisher = NO_CHANGES): Stores {
   return {
     orgKeys: createOrgKeyStore(db, changes),
@@ -48,6 +51,7 @@ export function createStores(db: Db, changes: ChangePublisher = NO_CHANGES): Sto
     jobs: createJobStore(db),
     webhookEndpoints: createWebhookEndpointStore(db),
     webhookDeliveries: createWebhookDeliveryStore(db),
+    budgets: createBudgetStore(db, changes),
   };
 }
 

@@ -1,7 +1,9 @@
 // Organizations and gateway API keys (hashed). The principal mirror reads `findByHash` once per
 // unknown key, `findAuthRow` on a change event and `changedSince` on its refresh tick; nothing on the
-// hot path awaits this store. Creating and revoking keys publishes an `api_key` change.
+// hot path awaits this store. Creating, updating and revoking keys publishes an `api_key` change.
 
+import type { RateLimits } from '../ports/counters.ts';
+import { fromJsonText, isRecord } from '../util/json.ts';
 import { nowIso } from '../util/time.ts';
 import { type ChangePublisher, NO_CHANGES } from './changes.ts';
 import type { Db } from './db.ts';
@@ -20,6 +22,8 @@ export interface ApiKeyRecord {
   projectId: string | null;
   name: string;
   prefix: string;
+  /** The key's own rate limits; null for none. */
+  rateLimits: RateLimits | null;
   createdAt: string;
   updatedAt: string;
   revokedAt: string | null;
@@ -37,6 +41,15 @@ export interface NewApiKey {
   name: string;
   keyHash: string;
   prefix: string;
+  /** Default null. */
+  rateLimits?: RateLimits | null;
+}
+
+/** Renames and limit changes are not domain events (nothing outside the gateway acts on them). */
+export interface ApiKeyPatch {
+  name?: string;
+  /** null removes the key's limits. */
+  rateLimits?: RateLimits | null;
 }
 
 export interface KeyListOptions {
@@ -60,9 +73,29 @@ export interface OrgKeyStore {
   /** Rows whose updated_at >= sinceIso (inclusive, so a write in the same millisecond is not missed). */
   changedSince(sinceIso: string): Promise<ApiKeyAuthRow[]>;
   listKeys(orgId: string, opts: KeyListOptions): Promise<ApiKeyRecord[]>;
+  /** Undefined when the org has no unrevoked key with the id. */
+  updateKey(orgId: string, id: string, patch: ApiKeyPatch): Promise<ApiKeyRecord | undefined>;
   revokeKey(orgId: string, id: string): Promise<ApiKeyRecord | undefined>;
   /** Revokes every active key scoped to the project; returns how many were revoked. */
   revokeProjectKeys(orgId: string, projectId: string): Promise<number>;
+}
+
+const RATE_FIELDS = ['rpm', 'tpm', 'concurrency'] as const;
+
+/** The stored JSON, keeping only positive finite numbers of the known fields (null when none is left). */
+function rateLimitsOf(text: string | null): RateLimits | null {
+  const v = fromJsonText(text);
+  if (!isRecord(v)) return null;
+  const out: RateLimits = {};
+  for (const f of RATE_FIELDS) {
+    const n = v[f];
+    if (typeof n === 'number' && Number.isFinite(n) && n > 0) out[f] = n;
+  }
+  return Object.keys(out).length > 0 ? out : null;
+}
+
+function rateLimitsText(limits: RateLimits | null | undefined): string | null {
+  return limits === null || limits === undefined ? null : JSON.stringify(limits);
 }
 
 function toAuthRow(r: ApiKeysTable): ApiKeyAuthRow {
@@ -72,6 +105,7 @@ function toAuthRow(r: ApiKeysTable): ApiKeyAuthRow {
     projectId: r.project_id,
     name: r.name,
     prefix: r.prefix,
+    rateLimits: rateLimitsOf(r.rate_limits),
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     revokedAt: r.revoked_at,
@@ -135,6 +169,7 @@ export function createOrgKeyStore(db: Db, changes: ChangePublisher = NO_CHANGES)
         name: k.name,
         key_hash: k.keyHash,
         prefix: k.prefix,
+        rate_limits: rateLimitsText(k.rateLimits),
         created_at: now,
         updated_at: now,
         revoked_at: null,
@@ -171,6 +206,22 @@ export function createOrgKeyStore(db: Db, changes: ChangePublisher = NO_CHANGES)
       if (!opts.includeRevoked) q = q.where('revoked_at', 'is', null);
       const rows = await q.orderBy('id').limit(opts.limit).execute();
       return rows.map(toRecord);
+    },
+    async updateKey(orgId, id, patch) {
+      const set: Partial<ApiKeysTable> = { updated_at: nowIso() };
+      if (patch.name !== undefined) set.name = patch.name;
+      if (patch.rateLimits !== undefined) set.rate_limits = rateLimitsText(patch.rateLimits);
+      const row = await db
+        .updateTable('api_keys')
+        .set(set)
+        .where('org_id', '=', orgId)
+        .where('id', '=', id)
+        .where('revoked_at', 'is', null)
+        .returningAll()
+        .executeTakeFirst();
+      if (!row) return undefined;
+      await changed(orgId, id);
+      return toRecord(row);
     },
     async revokeKey(orgId, id) {
       const now = nowIso();

@@ -75,6 +75,11 @@ export interface RequestLogStore {
   list(filters: LogFilters, page: { beforeId?: string; limit: number }): Promise<RequestLogRow[]>;
   latencySamples(credentialIds: string[], sinceIso: string): Promise<LatencySample[]>;
   /**
+   * Logged cost since an instant, summed per (member, requested model): what a budget's counters
+   * are rebuilt from. `member` groups by one identity column (or the tags text); `where` narrows.
+   */
+  spendSince(q: SpendQuery): Promise<Array<{ member: string | null; model: string | null; costUsd: number }>>;
+  /**
    * Retention: deletes up to `limit` rows created before `rowsBefore` and empties the bodies of up
    * to `limit` rows created before `bodiesBefore`; returns how many of each it touched.
    */
@@ -82,6 +87,13 @@ export interface RequestLogStore {
     cutoffs: { rowsBefore: string; bodiesBefore: string },
     limit: number,
   ): Promise<{ rows: number; bodies: number }>;
+}
+
+export interface SpendQuery {
+  orgId: string;
+  sinceIso: string;
+  member: 'project_id' | 'api_key_id' | 'end_user' | 'tags' | null;
+  where?: { projectId?: string; apiKeyId?: string; endUser?: string };
 }
 
 function toTable(r: RequestLogRow): RequestLogsTable {
@@ -192,6 +204,28 @@ export function createRequestLogStore(db: Db): RequestLogStore {
         }
         await rollupWriter.apply(trx, rollups);
       });
+    },
+    async spendSince(q) {
+      let query = db
+        .selectFrom('request_logs')
+        .select((eb) => [eb.fn.sum<number>('cost_usd').as('cost'), 'model_requested'])
+        .where('org_id', '=', q.orgId)
+        .where('id', '>=', requestIdAt(q.sinceIso))
+        .where('created_at', '>=', q.sinceIso)
+        .where('cost_usd', '>', 0);
+      if (q.where?.projectId !== undefined) query = query.where('project_id', '=', q.where.projectId);
+      if (q.where?.apiKeyId !== undefined) query = query.where('api_key_id', '=', q.where.apiKeyId);
+      if (q.where?.endUser !== undefined) query = query.where('end_user', '=', q.where.endUser);
+      const member = q.member;
+      const rows =
+        member === null
+          ? await query.groupBy('model_requested').execute()
+          : await query.select(member).groupBy(['model_requested', member]).execute();
+      return rows.map((r) => ({
+        member: member === null ? null : ((r as Record<string, unknown>)[member] as string | null),
+        model: r.model_requested,
+        costUsd: Number(r.cost ?? 0),
+      }));
     },
     async get(orgId, id) {
       const r = await db

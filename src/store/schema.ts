@@ -17,6 +17,8 @@ export interface ApiKeysTable {
   name: string;
   key_hash: string;
   prefix: string;
+  /** JSON text of the key's RateLimits ({rpm, tpm, concurrency}); null for none (migration 070). */
+  rate_limits: string | null;
   created_at: string;
   updated_at: string;
   revoked_at: string | null;

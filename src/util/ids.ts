@@ -32,7 +32,8 @@ export type IdPrefix =
   | 'whd'
   | 'evt'
   | 'batch'
-  | 'msgbatch';
+  | 'msgbatch'
+  | 'budget';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${next().toLowerCase()}`;

@@ -46,6 +46,10 @@ for (const d of await dialects()) {
           const c = await stores.routingConfigs.get(ev.orgId, ev.id);
           return c ? (c.deletedAt ? 'deleted' : `v${c.version}`) : 'missing';
         }
+        case 'budget': {
+          const b = await stores.budgets.get(ev.orgId, ev.id);
+          return b ? (b.deletedAt ? 'deleted' : `name=${b.name}`) : 'missing';
+        }
       }
     }
 

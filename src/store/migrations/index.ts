@@ -7,6 +7,7 @@ import * as m040 from './040_analytics_rollups.ts';
 import * as m045 from './045_request_log_lookup.ts';
 import * as m050 from './050_jobs.ts';
 import * as m060 from './060_webhooks.ts';
+import * as m070 from './070_budgets.ts';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -16,6 +17,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '045_request_log_lookup': m045,
   '050_jobs': m050,
   '060_webhooks': m060,
+  '070_budgets': m070,
 };
 
 /**

@@ -1,0 +1,59 @@
+// How limits show in answers: the x-ratelimit-* headers (OpenAI's names) on every call a rate limit
+// applies to, and the 429 / 402 refusals in the called family's error shape.
+import { GatewayError } from '../errors/gateway-error.ts';
+import type { Admitted, RateState, Refusal } from '../ports/counters.ts';
+
+/** OpenAI's duration style: `250ms`, `6s`, `1.5s`, `6m0s`. */
+export function formatReset(ms: number): string {
+  const whole = Math.max(0, Math.ceil(ms));
+  if (whole < 1000) return `${whole}ms`;
+  if (whole < 60_000) return `${Number((whole / 1000).toFixed(3))}s`;
+  const minutes = Math.floor(whole / 60_000);
+  return `${minutes}m${Number(((whole - minutes * 60_000) / 1000).toFixed(3))}s`;
+}
+
+function put(headers: Record<string, string>, kind: 'requests' | 'tokens', s: RateState | undefined): void {
+  if (!s) return;
+  headers[`x-ratelimit-limit-${kind}`] = String(s.limit);
+  headers[`x-ratelimit-remaining-${kind}`] = String(s.remaining);
+  headers[`x-ratelimit-reset-${kind}`] = formatReset(s.resetMs);
+}
+
+export function rateHeaders(a: Pick<Admitted, 'requests' | 'tokens'>): Record<string, string> | undefined {
+  if (!a.requests && !a.tokens) return undefined;
+  const headers: Record<string, string> = {};
+  put(headers, 'requests', a.requests);
+  put(headers, 'tokens', a.tokens);
+  return headers;
+}
+
+const SCOPE_WORDS = { api_key: 'this API key', project: 'this project', end_user: 'this end user' } as const;
+
+export interface BudgetNames {
+  name(budgetId: string): string;
+}
+
+export function refusalError(r: Refusal, budgets: BudgetNames): GatewayError {
+  if (r.kind === 'budget') {
+    const spent = r.spentUsd.toFixed(6);
+    const held = r.reservedUsd > 0 ? ` (plus $${r.reservedUsd.toFixed(6)} held by calls in flight)` : '';
+    return new GatewayError('budget_exceeded', {
+      message: `Budget '${budgets.name(r.budgetId)}' (${r.budgetId}) has no room for this call: $${spent} of $${r.limitUsd} spent in this period${held}`,
+    });
+  }
+  const headers = rateHeaders(r) ?? {};
+  const who = SCOPE_WORDS[r.scope];
+  let message: string;
+  if (r.kind === 'concurrency') {
+    message = `Too many requests in flight for ${who}: the limit is ${r.limit} at once`;
+    headers['retry-after'] = '1';
+  } else if (r.retryAfterMs === null) {
+    message = `This request needs more tokens than ${who} may use in a minute (${r.limit}); lower max_tokens or the prompt`;
+  } else {
+    const unit = r.kind === 'rpm' ? 'requests' : 'tokens';
+    const wait = Math.max(1, Math.ceil(r.retryAfterMs / 1000));
+    headers['retry-after'] = String(wait);
+    message = `Rate limit of ${r.limit} ${unit} per minute reached for ${who}; retry after ${wait} s`;
+  }
+  return new GatewayError('rate_limit_exceeded', { message, headers });
+}

@@ -1,0 +1,125 @@
+// Which rate limits and budgets apply to a call, as the checks of one admission. Pure: the caller
+// passes what the live mirrors hold. A budget scoped without a selector applies to each member
+// separately ("each end user may spend $5 a day"): its counter key carries the member.
+import type { BudgetCheck, RateCheck, RateLimits } from '../ports/counters.ts';
+import type { BudgetRecord } from '../store/budgets.ts';
+import { periodBounds } from './periods.ts';
+
+export interface CallIdentity {
+  orgId: string;
+  projectId: string | null;
+  keyId: string;
+  endUser: string | null;
+  tags: Record<string, string>;
+  /** As requested: `openai/gpt-4o`, `gpt-4o`, `@support-bot`. */
+  model: string;
+}
+
+export interface RateSources {
+  key: RateLimits | null;
+  project: RateLimits | null;
+  /** The project's per-end-user limits (applied when the call names an end user). */
+  endUser: RateLimits | null;
+}
+
+const hasAny = (l: RateLimits | null): l is RateLimits =>
+  l !== null && (l.rpm !== undefined || l.tpm !== undefined || l.concurrency !== undefined);
+
+export function rateChecks(id: CallIdentity, src: RateSources, tokens: number): RateCheck[] {
+  const out: RateCheck[] = [];
+  if (hasAny(src.key)) out.push({ key: `k:${id.keyId}`, scope: 'api_key', limits: src.key, tokens });
+  if (id.projectId !== null) {
+    if (hasAny(src.project)) out.push({ key: `p:${id.projectId}`, scope: 'project', limits: src.project, tokens });
+    if (id.endUser !== null && hasAny(src.endUser)) {
+      out.push({ key: `u:${id.projectId}:${id.endUser}`, scope: 'end_user', limits: src.endUser, tokens });
+    }
+  }
+  return out;
+}
+
+const compiled = new WeakMap<readonly string[], RegExp[]>();
+
+function globs(patterns: readonly string[]): RegExp[] {
+  let res = compiled.get(patterns);
+  if (!res) {
+    res = patterns.map(
+      (p) =>
+        new RegExp(
+          `^${p
+            .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+            .replace(/\*/g, '.*')
+            .replace(/\?/g, '.')}$`,
+        ),
+    );
+    compiled.set(patterns, res);
+  }
+  return res;
+}
+
+/** `gpt-4o*` matches `gpt-4o-mini` and `openai/gpt-4o-mini`; `@support*` matches config slugs. */
+export function modelMatches(patterns: readonly string[] | null, model: string): boolean {
+  if (patterns === null || patterns.length === 0) return true;
+  const bare = model.startsWith('@') ? model : model.slice(model.indexOf('/') + 1);
+  return globs(patterns).some((re) => re.test(model) || re.test(bare));
+}
+
+/** The members of `b` a call counts against: [''] for a budget with one counter, [] when none. */
+export function budgetMembers(b: BudgetRecord, id: CallIdentity): string[] {
+  const { scope } = b;
+  switch (scope.type) {
+    case 'org':
+      return [''];
+    case 'project':
+      if (scope.id !== undefined) return id.projectId === scope.id ? [''] : [];
+      return id.projectId === null ? [] : [id.projectId];
+    case 'api_key':
+      if (scope.id !== undefined) return id.keyId === scope.id ? [''] : [];
+      return [id.keyId];
+    case 'end_user':
+      if (scope.id !== undefined) return id.endUser === scope.id ? [''] : [];
+      return id.endUser === null ? [] : [id.endUser];
+    case 'tag': {
+      if (scope.value !== undefined) {
+        const eq = scope.value.indexOf('=');
+        return id.tags[scope.value.slice(0, eq)] === scope.value.slice(eq + 1) ? [''] : [];
+      }
+      return Object.entries(id.tags).map(([k, v]) => `${k}=${v}`);
+    }
+  }
+}
+
+export function budgetKey(b: BudgetRecord, member: string, periodStart: number): string {
+  return `${b.id}:${member}:${periodStart}`;
+}
+
+export function budgetChecks(
+  id: CallIdentity,
+  budgets: readonly BudgetRecord[],
+  costUsd: number,
+  now: number,
+): BudgetCheck[] {
+  const out: BudgetCheck[] = [];
+  for (const b of budgets) {
+    if (!modelMatches(b.models, id.model)) continue;
+    const members = budgetMembers(b, id);
+    if (members.length === 0) continue;
+    const { start } = periodBounds(b.period, now, b.createdAt);
+    for (const member of members) {
+      out.push({
+        key: budgetKey(b, member, start),
+        budgetId: b.id,
+        limitUsd: b.limitUsd,
+        block: b.action === 'block',
+        amountUsd: costUsd,
+      });
+    }
+  }
+  return out;
+}
+
+/** The member part of a budget counter key (`<id>:<member>:<start>`). */
+export function memberOfKey(key: string): string {
+  const first = key.indexOf(':');
+  const last = key.lastIndexOf(':');
+  return key.slice(first + 1, last);
+}

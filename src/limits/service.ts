@@ -1,0 +1,276 @@
+// The limits feature: a beforeRoute hook that admits each call against its rate limits and budgets
+// (one atomic Counters admission: reserve now, settle when the call ends), budget threshold events
+// (once per threshold, member and period, deduplicated in the store so restarts and other
+// instances do not repeat them), and the budget status the management API shows. A call with no
+// limit and no budget that applies costs a few map reads.
+import type { Logger } from 'pino';
+import type { BudgetMirror } from '../live/budgets.ts';
+import type { ProjectMirror } from '../live/projects.ts';
+import type { CallRecord } from '../pipeline/record.ts';
+import { endUserOf, tagsOf } from '../pipeline/record.ts';
+import type { ProxyCall } from '../pipeline/types.ts';
+import type { AdmitRequest, BudgetSpend, Counters, RateLimits, Refusal } from '../ports/counters.ts';
+import { type BudgetRecord, type BudgetStore, isPerMemberScope } from '../store/budgets.ts';
+import type { SpendQuery } from '../store/request-logs.ts';
+import { isRecord } from '../util/json.ts';
+import { rateHeaders, refusalError } from './answers.ts';
+import {
+  budgetChecks,
+  budgetKey,
+  budgetMembers,
+  type CallIdentity,
+  memberOfKey,
+  modelMatches,
+  rateChecks,
+} from './checks.ts';
+import { type ConfigLookup, estimateCall } from './estimate.ts';
+import { forecast, periodBounds } from './periods.ts';
+import type { BudgetStatus, BudgetStatusSource } from './types.ts';
+
+export type RefusalKind = Refusal['kind'];
+
+export interface LimitsDeps {
+  counters: Counters;
+  budgets: BudgetMirror;
+  projects: ProjectMirror;
+  config: ConfigLookup;
+  budgetStore: Pick<BudgetStore, 'markAlert'>;
+  spendSince(q: SpendQuery): Promise<Array<{ member: string | null; model: string | null; costUsd: number }>>;
+  logger: Logger;
+}
+
+function rateLimitsOf(v: unknown): RateLimits | null {
+  if (!isRecord(v)) return null;
+  const pick = (k: string) => (typeof v[k] === 'number' && (v[k] as number) > 0 ? (v[k] as number) : undefined);
+  const out: RateLimits = {};
+  const rpm = pick('rpm');
+  const tpm = pick('tpm');
+  const concurrency = pick('concurrency');
+  if (rpm !== undefined) out.rpm = rpm;
+  if (tpm !== undefined) out.tpm = tpm;
+  if (concurrency !== undefined) out.concurrency = concurrency;
+  return rpm === undefined && tpm === undefined && concurrency === undefined ? null : out;
+}
+
+const round6 = (usd: number) => Math.round(usd * 1e6) / 1e6;
+
+export class Limits implements BudgetStatusSource {
+  readonly #d: LimitsDeps;
+  /** Told of every refusal (the composition root counts them for /metrics). */
+  onRefusal: ((kind: RefusalKind) => void) | undefined;
+
+  constructor(deps: LimitsDeps) {
+    this.#d = deps;
+  }
+
+  /** The beforeRoute hook: synchronous (no promise) when nothing applies to the call. */
+  readonly admit = (call: ProxyCall): Promise<void> | undefined => {
+    if (call.dryRun === true || call.hdr.dryRun) return undefined;
+    const p = call.principal;
+    const budgets = this.#d.budgets.forOrg(p.orgId);
+    const settings = p.projectId === null ? undefined : this.#d.projects.cached(p.projectId)?.settings;
+    const keyLimits = p.rateLimits ?? null;
+    const projectLimits = settings ? rateLimitsOf(settings.rate_limits) : null;
+    const endUserLimits = settings ? rateLimitsOf(settings.end_user_rate_limits) : null;
+    if (budgets.length === 0 && keyLimits === null && projectLimits === null && endUserLimits === null)
+      return undefined;
+    return this.#admit(call, budgets, keyLimits, projectLimits, endUserLimits);
+  };
+
+  async #admit(
+    call: ProxyCall,
+    budgets: readonly BudgetRecord[],
+    keyLimits: RateLimits | null,
+    projectLimits: RateLimits | null,
+    endUserLimits: RateLimits | null,
+  ): Promise<void> {
+    const p = call.principal;
+
+    const id: CallIdentity = {
+      orgId: p.orgId,
+      projectId: p.projectId,
+      keyId: p.keyId,
+      endUser: endUserOf(call),
+      tags: tagsOf(call),
+      model: call.modelRequested,
+    };
+    const estimate = estimateCall(call, this.#d.config);
+    const now = Date.now();
+    const req: AdmitRequest = {
+      now,
+      rates: rateChecks(id, { key: keyLimits, project: projectLimits, endUser: endUserLimits }, estimate.tokens),
+      budgets: budgetChecks(id, budgets, estimate.costUsd, now),
+    };
+    if (req.rates.length === 0 && req.budgets.length === 0) return;
+    const res = await this.#d.counters.admit(req);
+    if (!res.ok) {
+      this.onRefusal?.(res.refusal.kind);
+      call.hookTrace = { limits: { refused_by: this.#describe(res.refusal) } };
+      throw refusalError(res.refusal, { name: (budgetId) => this.#d.budgets.get(budgetId)?.name ?? budgetId });
+    }
+    call.replyHeaders = rateHeaders(res);
+    call.onEnd = (record) => this.#settle(req, record);
+  }
+
+  #describe(r: Refusal): Record<string, unknown> {
+    if (r.kind === 'budget') {
+      const b = this.#d.budgets.get(r.budgetId);
+      return {
+        kind: 'budget',
+        budget_id: r.budgetId,
+        name: b?.name ?? null,
+        member: memberOfKey(r.key) || null,
+        limit_usd: r.limitUsd,
+        spent_usd: r.spentUsd,
+        reserved_usd: r.reservedUsd,
+      };
+    }
+    return { kind: r.kind, scope: r.scope, limit: r.limit, retry_after_ms: r.retryAfterMs };
+  }
+
+  #settle(admitted: AdmitRequest, record: CallRecord | undefined): void {
+    const tokens = record ? record.usage.input + record.usage.output : 0;
+    const costUsd = record?.costUsd ?? 0;
+    this.#d.counters
+      .settle({ now: Date.now(), admitted, tokens, costUsd })
+      .then((spends) => this.#thresholds(spends))
+      .catch((err: unknown) => this.#d.logger.warn({ err }, 'settling a call against its limits failed'));
+  }
+
+  /** Threshold and exceeded events for budgets whose spend just crossed a mark. */
+  async #thresholds(spends: BudgetSpend[]): Promise<void> {
+    for (const s of spends) {
+      if (s.spentUsd <= s.previousUsd) continue;
+      const b = this.#d.budgets.get(s.budgetId);
+      if (!b) continue;
+      const member = memberOfKey(s.key);
+      const periodStart = new Date(Number(s.key.slice(s.key.lastIndexOf(':') + 1))).toISOString();
+      const base = {
+        budget_id: b.id,
+        name: b.name,
+        scope: { ...b.scope },
+        ...(member !== '' ? { member } : {}),
+        spent_usd: round6(s.spentUsd),
+        limit_usd: b.limitUsd,
+        period_start: periodStart,
+      };
+      for (const t of b.thresholds) {
+        const mark = t * b.limitUsd;
+        if (s.previousUsd < mark && s.spentUsd >= mark) {
+          await this.#d.budgetStore.markAlert(b.id, member, periodStart, String(t), {
+            orgId: b.orgId,
+            type: 'budget.threshold_reached',
+            data: { ...base, threshold: t },
+          });
+        }
+      }
+      if (s.previousUsd < b.limitUsd && s.spentUsd >= b.limitUsd) {
+        await this.#d.budgetStore.markAlert(b.id, member, periodStart, 'exceeded', {
+          orgId: b.orgId,
+          type: 'budget.exceeded',
+          data: { ...base, action: b.action },
+        });
+      }
+    }
+  }
+
+  async status(b: BudgetRecord, member: string | null, now: number = Date.now()): Promise<BudgetStatus> {
+    const bounds = periodBounds(b.period, now, b.createdAt);
+    const [c] = await this.#d.counters.budgets([budgetKey(b, member ?? '', bounds.start)]);
+    return this.#statusOf(b, c?.spentUsd ?? 0, c?.reservedUsd ?? 0, bounds, now);
+  }
+
+  #statusOf(
+    b: BudgetRecord,
+    spent: number,
+    reserved: number,
+    bounds: { start: number; end: number | null },
+    now: number,
+  ): BudgetStatus {
+    return {
+      spent_usd: round6(spent),
+      reserved_usd: round6(reserved),
+      remaining_usd: round6(Math.max(0, b.limitUsd - spent - reserved)),
+      period_start: new Date(bounds.start).toISOString(),
+      period_end: bounds.end === null ? null : new Date(bounds.end).toISOString(),
+      exceeded: spent >= b.limitUsd,
+      forecast_usd: forecast(round6(spent), bounds, now),
+    };
+  }
+
+  async members(b: BudgetRecord, limit: number, now: number = Date.now()) {
+    const bounds = periodBounds(b.period, now, b.createdAt);
+    const suffix = `:${bounds.start}`;
+    const rows = (await this.#d.counters.budgetsWithPrefix(`${b.id}:`)).filter((r) => r.key.endsWith(suffix));
+    rows.sort((x, y) => y.spentUsd - x.spentUsd);
+    return rows.slice(0, limit).map((r) => ({
+      member: memberOfKey(r.key),
+      status: this.#statusOf(b, r.spentUsd, r.reservedUsd, bounds, now),
+    }));
+  }
+
+  /** Seeds the budget's current-period counters from the request log. */
+  async rebuild(b: BudgetRecord, now: number = Date.now()): Promise<void> {
+    const bounds = periodBounds(b.period, now, b.createdAt);
+    const { scope } = b;
+    const column = {
+      org: null,
+      project: 'project_id',
+      api_key: 'api_key_id',
+      end_user: 'end_user',
+      tag: 'tags',
+    } as const;
+    const perMember = isPerMemberScope(scope);
+    const rows = await this.#d.spendSince({
+      orgId: b.orgId,
+      sinceIso: new Date(bounds.start).toISOString(),
+      member: perMember || scope.type === 'tag' ? column[scope.type] : null,
+      where: {
+        ...(scope.type === 'project' && scope.id !== undefined ? { projectId: scope.id } : {}),
+        ...(scope.type === 'api_key' && scope.id !== undefined ? { apiKeyId: scope.id } : {}),
+        ...(scope.type === 'end_user' && scope.id !== undefined ? { endUser: scope.id } : {}),
+      },
+    });
+    const sums = new Map<string, number>();
+    for (const r of rows) {
+      if (!modelMatches(b.models, r.model ?? '')) continue;
+      for (const member of this.#membersOfRow(b, r.member)) sums.set(member, (sums.get(member) ?? 0) + r.costUsd);
+    }
+    for (const [member, usd] of sums) await this.#d.counters.seedSpend(budgetKey(b, member, bounds.start), usd);
+  }
+
+  /** Which counters of `b` a logged row's grouping value belongs to (tags arrive as JSON text). */
+  #membersOfRow(b: BudgetRecord, value: string | null): string[] {
+    if (b.scope.type !== 'tag') return isPerMemberScope(b.scope) ? (value === null ? [] : [value]) : [''];
+    let tags: Record<string, string> = {};
+    try {
+      const parsed: unknown = value === null ? {} : JSON.parse(value);
+      if (isRecord(parsed)) tags = Object.fromEntries(Object.entries(parsed).map(([k, v]) => [k, String(v)]));
+    } catch {}
+    return budgetMembers(b, { orgId: b.orgId, projectId: null, keyId: '', endUser: null, tags, model: '' });
+  }
+
+  /** Current-period spend of each live budget (all members together), for the /metrics gauge. */
+  async spendByBudget(now: number = Date.now()): Promise<Array<{ budgetId: string; spentUsd: number }>> {
+    const out: Array<{ budgetId: string; spentUsd: number }> = [];
+    for (const b of this.#d.budgets.all()) {
+      const suffix = `:${periodBounds(b.period, now, b.createdAt).start}`;
+      const rows = await this.#d.counters.budgetsWithPrefix(`${b.id}:`);
+      let spent = 0;
+      for (const r of rows) if (r.key.endsWith(suffix)) spent += r.spentUsd;
+      out.push({ budgetId: b.id, spentUsd: round6(spent) });
+    }
+    return out;
+  }
+
+  /** Every live budget's counters, at start (after the journal replay has been committed). */
+  async rebuildAll(all: readonly BudgetRecord[]): Promise<void> {
+    for (const b of all) {
+      try {
+        await this.rebuild(b);
+      } catch (err) {
+        this.#d.logger.error({ err, budget: b.id }, 'could not rebuild a budget from the request log');
+      }
+    }
+  }
+}
