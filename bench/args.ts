@@ -11,14 +11,17 @@ export interface BenchOptions {
   only: string[];
   /** Profile the gateway under pass-through load instead of running the table. */
   profile: boolean;
+  /** With --profile: an org budget and rate limits on the bench key (bench/webhook-load.ts). */
+  limits: boolean;
   help: boolean;
 }
 
 export const USAGE = `usage: npm run bench -- [--quick] [--peer portkey] [--duration <s>] [--warmup <s>] [--soak <s>]
-                        [--loadgen auto|wrk|autocannon] [--only <id,id>] [--profile]
+                        [--loadgen auto|wrk|autocannon] [--only <id,id>] [--profile [--limits]]
   --quick     2 s runs, 1 s warm-ups, 10 s soak (about two minutes in all)
   --peer      also run scenarios 1-2 through a peer gateway (portkey: installed into bench/peers/portkey)
-  --profile   run pass-through load against a gateway started with node --cpu-prof and print its hottest functions`;
+  --profile   run pass-through load against a gateway started with node --cpu-prof and print its hottest functions
+  --limits    with --profile: an org budget and rate limits on the bench key, none of which refuses`;
 
 export function parseArgs(argv: string[]): BenchOptions {
   const o: BenchOptions = {
@@ -29,6 +32,7 @@ export function parseArgs(argv: string[]): BenchOptions {
     loadgen: 'auto',
     only: [],
     profile: false,
+    limits: false,
     help: false,
   };
   const value = (i: number, flag: string): string => {
@@ -78,6 +82,9 @@ export function parseArgs(argv: string[]): BenchOptions {
         break;
       case '--profile':
         o.profile = true;
+        break;
+      case '--limits':
+        o.limits = true;
         break;
       case '--help':
       case '-h':

@@ -5,6 +5,8 @@
 //
 //   git worktree add ../base <commit> && (cd ../base && npm ci && npm run build)
 //   npm run bench:compare -- --base ../base [--rounds 5] [--duration 5] [--only passthrough,embeddings]
+//     [--limits]       this checkout's gateway gets an org budget and rate limits (rpm, concurrency) on
+//                      the bench key, none of which refuses: the cost of checking them on every call
 //     [--webhooks 3]   this checkout's gateway gets 3 endpoints subscribed to every event (a local
 //                      receiver answering 204), and both get the same management writes (an API key
 //                      created every 250 ms) while they are measured, so events flow during the load
@@ -16,7 +18,7 @@ import { type Gateway, startGateway } from './gateway.ts';
 import { autocannonGenerator } from './load/autocannon.ts';
 import { SCENARIOS } from './scenarios.ts';
 import { ROOT, startFake } from './stack.ts';
-import { startWebhookLoad } from './webhook-load.ts';
+import { applyLimits, startWebhookLoad } from './webhook-load.ts';
 
 interface Sample {
   cpuUsPerReq: number;
@@ -31,6 +33,7 @@ const { values } = parseArgs({
     duration: { type: 'string', default: '5' },
     only: { type: 'string' },
     webhooks: { type: 'string', default: '0' },
+    limits: { type: 'boolean', default: false },
   },
 });
 if (!values.base)
@@ -49,6 +52,7 @@ const gateways: Record<'before' | 'after', Gateway> = {
 };
 const load = autocannonGenerator();
 const hooks = await startWebhookLoad(Number(values.webhooks), gateways);
+if (values.limits) await applyLimits(gateways.after);
 
 async function measure(gw: Gateway, scenarioId: string): Promise<Sample> {
   const scenario = SCENARIOS.find((s) => s.id === scenarioId);
@@ -90,6 +94,7 @@ try {
 console.log(
   `\n${rounds} alternated rounds of ${durationSec} s at c=32 per scenario (autocannon), before = ${baseRoot}\n`,
 );
+if (values.limits) console.log('after: an org budget and rpm/concurrency limits on the bench key');
 if (hooks) {
   console.log(
     `after: ${values.webhooks} webhook endpoints on '*'; ${hooks.received()} deliveries received during the run`,

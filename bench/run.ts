@@ -14,6 +14,7 @@ import { Processes, ROOT } from './stack.ts';
 import { median } from './stats.ts';
 import { runSoak, runSuite } from './suite.ts';
 import type { RunResult } from './types.ts';
+import { applyLimits } from './webhook-load.ts';
 
 const RESULTS = join(ROOT, 'bench/results');
 const log = (s: string) => process.stderr.write(`${s}\n`);
@@ -95,6 +96,7 @@ async function profile(o: BenchOptions): Promise<void> {
   try {
     const fake = await procs.startFake();
     const gateway = await procs.startGateway({ fakeUrl: fake.url, cpuProfDir: dir });
+    if (o.limits) await applyLimits(gateway);
     for (const id of o.only.length > 0 ? o.only : ['passthrough', 'passthrough-stream']) {
       const s = SCENARIOS.find((x) => x.id === id);
       if (!s) continue;

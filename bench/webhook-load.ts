@@ -1,3 +1,4 @@
+// `bench:compare --limits`: a budget and rate limits that apply to every bench call and refuse none.
 // `bench:compare --webhooks N`: N endpoints on the "after" gateway, subscribed to everything and
 // pointing at a receiver in this process, plus the same stream of management writes (each one an
 // event) on both gateways, so the proxy is measured while deliveries are being made.
@@ -53,4 +54,25 @@ export async function startWebhookLoad(
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+export async function applyLimits(gw: Gateway): Promise<void> {
+  const budget = await post(`${gw.url}/manage/v1/budgets`, {
+    name: 'bench',
+    scope: { type: 'org' },
+    period: 'daily',
+    limit_usd: 1_000_000,
+  });
+  if (budget.status !== 201) throw new Error(`creating the bench budget failed: ${budget.status}`);
+  const keys = await fetch(`${gw.url}/manage/v1/api-keys`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+  const list = (await keys.json()) as { data: Array<{ id: string; prefix: string }> };
+  for (const k of list.data) {
+    const res = await fetch(`${gw.url}/manage/v1/api-keys/${k.id}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ rate_limits: { rpm: 10_000_000, concurrency: 10_000 } }),
+    });
+    await res.arrayBuffer();
+    if (!res.ok) throw new Error(`setting rate limits on ${k.id} failed: ${res.status}`);
+  }
 }

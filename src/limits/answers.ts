@@ -1,7 +1,7 @@
 // How limits show in answers: the x-ratelimit-* headers (OpenAI's names) on every call a rate limit
 // applies to, and the 429 / 402 refusals in the called family's error shape.
 import { GatewayError } from '../errors/gateway-error.ts';
-import type { Admitted, RateState, Refusal } from '../ports/counters.ts';
+import type { RateState, Refusal } from '../ports/counters.ts';
 
 /** OpenAI's duration style: `250ms`, `6s`, `1.5s`, `6m0s`. */
 export function formatReset(ms: number): string {
@@ -19,11 +19,23 @@ function put(headers: Record<string, string>, kind: 'requests' | 'tokens', s: Ra
   headers[`x-ratelimit-reset-${kind}`] = formatReset(s.resetMs);
 }
 
-export function rateHeaders(a: Pick<Admitted, 'requests' | 'tokens'>): Record<string, string> | undefined {
-  if (!a.requests && !a.tokens) return undefined;
+export function rateHeaders(a: {
+  requests?: RateState | undefined;
+  tokens?: RateState | undefined;
+}): Record<string, string> | undefined {
+  const { requests, tokens } = a;
+  if (requests && !tokens) {
+    // The usual case (an RPM limit alone), built in one literal.
+    return {
+      'x-ratelimit-limit-requests': String(requests.limit),
+      'x-ratelimit-remaining-requests': String(requests.remaining),
+      'x-ratelimit-reset-requests': formatReset(requests.resetMs),
+    };
+  }
+  if (!requests && !tokens) return undefined;
   const headers: Record<string, string> = {};
-  put(headers, 'requests', a.requests);
-  put(headers, 'tokens', a.tokens);
+  put(headers, 'requests', requests);
+  put(headers, 'tokens', tokens);
   return headers;
 }
 

@@ -3,7 +3,7 @@
 // separately ("each end user may spend $5 a day"): its counter key carries the member.
 import type { BudgetCheck, RateCheck, RateLimits } from '../ports/counters.ts';
 import type { BudgetRecord } from '../store/budgets.ts';
-import { periodBounds } from './periods.ts';
+import { type PeriodBounds, periodBounds } from './periods.ts';
 
 export interface CallIdentity {
   orgId: string;
@@ -63,29 +63,45 @@ export function modelMatches(patterns: readonly string[] | null, model: string):
   return globs(patterns).some((re) => re.test(model) || re.test(bare));
 }
 
+// Shared answers for the common cases, so that a call allocates no array for them.
+const ONE: readonly string[] = Object.freeze(['']);
+const NOBODY: readonly string[] = Object.freeze([]);
+
 /** The members of `b` a call counts against: [''] for a budget with one counter, [] when none. */
-export function budgetMembers(b: BudgetRecord, id: CallIdentity): string[] {
+export function budgetMembers(b: BudgetRecord, id: CallIdentity): readonly string[] {
   const { scope } = b;
   switch (scope.type) {
     case 'org':
-      return [''];
+      return ONE;
     case 'project':
-      if (scope.id !== undefined) return id.projectId === scope.id ? [''] : [];
-      return id.projectId === null ? [] : [id.projectId];
+      if (scope.id !== undefined) return id.projectId === scope.id ? ONE : NOBODY;
+      return id.projectId === null ? NOBODY : [id.projectId];
     case 'api_key':
-      if (scope.id !== undefined) return id.keyId === scope.id ? [''] : [];
+      if (scope.id !== undefined) return id.keyId === scope.id ? ONE : NOBODY;
       return [id.keyId];
     case 'end_user':
-      if (scope.id !== undefined) return id.endUser === scope.id ? [''] : [];
-      return id.endUser === null ? [] : [id.endUser];
+      if (scope.id !== undefined) return id.endUser === scope.id ? ONE : NOBODY;
+      return id.endUser === null ? NOBODY : [id.endUser];
     case 'tag': {
       if (scope.value !== undefined) {
         const eq = scope.value.indexOf('=');
-        return id.tags[scope.value.slice(0, eq)] === scope.value.slice(eq + 1) ? [''] : [];
+        return id.tags[scope.value.slice(0, eq)] === scope.value.slice(eq + 1) ? ONE : NOBODY;
       }
       return Object.entries(id.tags).map(([k, v]) => `${k}=${v}`);
     }
   }
+}
+
+const periods = new WeakMap<BudgetRecord, PeriodBounds>();
+
+/** The budget's period around `now`, computed once per period (budget records are immutable). */
+export function currentPeriod(b: BudgetRecord, now: number): PeriodBounds {
+  let p = periods.get(b);
+  if (p === undefined || now < p.start || (p.end !== null && now >= p.end)) {
+    p = periodBounds(b.period, now, b.createdAt);
+    periods.set(b, p);
+  }
+  return p;
 }
 
 export function budgetKey(b: BudgetRecord, member: string, periodStart: number): string {
@@ -103,7 +119,7 @@ export function budgetChecks(
     if (!modelMatches(b.models, id.model)) continue;
     const members = budgetMembers(b, id);
     if (members.length === 0) continue;
-    const { start } = periodBounds(b.period, now, b.createdAt);
+    const { start } = currentPeriod(b, now);
     for (const member of members) {
       out.push({
         key: budgetKey(b, member, start),

@@ -1,15 +1,15 @@
-// What a call may cost, decided before it runs: counted input tokens plus its output allowance
-// (max_tokens, else the model's maximum output, else DEFAULT_OUTPUT_CAP) at catalog prices. An
-// `@slug` call is priced at its dearest candidate, or at all of them together when the strategy
-// calls several per request (ensemble, cascade). The estimate is what budgets reserve and what
-// TPM charges at admission; both are corrected to the actual figures when the call ends.
+// What a call may cost, decided before it runs: its input (a third of the prompt's UTF-8 bytes, which
+// is above the real token count for most text) plus its output allowance (max_tokens, else the
+// model's maximum output, else DEFAULT_OUTPUT_CAP) at catalog prices. An `@slug` call is priced at
+// its dearest candidate, or at all of them together when the strategy calls several per request
+// (ensemble, cascade). Budgets reserve this and TPM charges it at admission; both are corrected to
+// the actual figures when the call ends.
 import type { ChatRequest } from '../ir/types.ts';
 import type { ProxyCall } from '../pipeline/types.ts';
-import { computeCost } from '../providers/catalog/cost.ts';
 import { lookupModel } from '../providers/catalog/index.ts';
 import { resolveDirectModel } from '../providers/registry.ts';
 import type { ActiveConfig, CandidateRef } from '../routing/types.ts';
-import { estimateRequestTokens } from '../tokens/estimate.ts';
+import { quickRequestTokens } from '../tokens/estimate.ts';
 
 /** Output allowance for a model the catalog does not know, when the request sets no max_tokens. */
 export const DEFAULT_OUTPUT_CAP = 4096;
@@ -25,47 +25,91 @@ const FREE: CallEstimate = { tokens: 0, costUsd: 0 };
 
 export type ConfigLookup = (orgId: string, slug: string) => ActiveConfig | undefined;
 
-function candidates(call: ProxyCall, config: ConfigLookup): { refs: readonly CandidateRef[]; all: boolean } {
+/** A candidate's list prices per token and its output cap, looked up once per model. */
+interface Pricing {
+  input: number;
+  output: number;
+  maxOutput: number;
+}
+
+const NO_PRICE: Pricing = { input: 0, output: 0, maxOutput: DEFAULT_OUTPUT_CAP };
+const pricing = new Map<string, Pricing>();
+
+function pricingOf(ref: CandidateRef): Pricing {
+  const key = `${ref.vendor}/${ref.model}`;
+  let p = pricing.get(key);
+  if (p === undefined) {
+    const info = lookupModel(ref.vendor, ref.model);
+    // A long prompt may be billed at the long-context rate: reserve at the higher of the two.
+    const long = info?.longContext;
+    p = info
+      ? {
+          input: Math.max(info.price.input, long?.input ?? 0) / 1e6,
+          output: Math.max(info.price.output, long?.output ?? 0) / 1e6,
+          maxOutput: info.maxOutput || DEFAULT_OUTPUT_CAP,
+        }
+      : NO_PRICE;
+    // Model names come from callers: keep the table bounded.
+    if (pricing.size < 10_000) pricing.set(key, p);
+  }
+  return p;
+}
+
+interface Candidates {
+  prices: readonly Pricing[];
+  /** Every candidate runs (ensemble, cascade): the costs add up. */
+  all: boolean;
+}
+
+const directCandidates = new Map<string, Candidates>();
+const configCandidates = new WeakMap<ActiveConfig, Candidates>();
+const NONE: Candidates = { prices: [], all: false };
+
+function candidates(call: ProxyCall, config: ConfigLookup): Candidates {
   const model = call.modelRequested;
   if (model.startsWith('@')) {
     const cfg = config(call.principal.orgId, model.slice(1));
-    if (!cfg) return { refs: [], all: false };
-    return { refs: cfg.compiled.refs, all: cfg.strategy === 'ensemble' || cfg.strategy === 'cascade' };
+    if (!cfg) return NONE;
+    let c = configCandidates.get(cfg);
+    if (!c) {
+      c = { prices: cfg.compiled.refs.map(pricingOf), all: cfg.strategy === 'ensemble' || cfg.strategy === 'cascade' };
+      configCandidates.set(cfg, c);
+    }
+    return c;
   }
-  const direct = resolveDirectModel(model);
-  return {
-    refs: direct ? [{ vendor: direct.vendor, vendorAsSent: direct.vendorAsSent, model: direct.model }] : [],
-    all: false,
-  };
+  let c = directCandidates.get(model);
+  if (!c) {
+    const direct = resolveDirectModel(model);
+    c = direct ? { prices: [pricingOf({ ...direct })], all: false } : NONE;
+    if (directCandidates.size < 10_000) directCandidates.set(model, c);
+  }
+  return c;
 }
 
 function embeddingTokens(body: unknown): number {
   const input = (body as { input?: unknown } | null)?.input;
   const texts = Array.isArray(input) ? input : [input];
-  let chars = 0;
+  let n = 0;
   for (const t of texts) {
-    if (typeof t === 'string') chars += t.length;
-    else if (Array.isArray(t)) chars += t.length * 4; // already tokens
+    if (typeof t === 'string') n += Math.ceil(Buffer.byteLength(t, 'utf8') / 3);
+    else if (Array.isArray(t)) n += t.length; // already tokens
   }
-  return Math.ceil(chars / 4);
-}
-
-function outputAllowance(ir: ChatRequest, ref: CandidateRef): number {
-  return ir.params.maxTokens ?? (lookupModel(ref.vendor, ref.model)?.maxOutput || DEFAULT_OUTPUT_CAP);
+  return n;
 }
 
 export function estimateCall(call: ProxyCall, config: ConfigLookup): CallEstimate {
   if (call.kind === 'count_tokens') return FREE;
-  const { refs, all } = candidates(call, config);
-  const ir = call.chat?.ir;
-  const input = ir ? estimateRequestTokens(ir) : embeddingTokens(call.body);
+  const { prices, all } = candidates(call, config);
+  const ir: ChatRequest | undefined = call.chat?.ir;
+  const input = ir ? quickRequestTokens(ir) : embeddingTokens(call.body);
+  const maxTokens = ir?.params.maxTokens;
   let tokens = input;
   let costUsd = 0;
-  for (const ref of refs) {
-    const output = ir ? outputAllowance(ir, ref) : 0;
+  for (const p of prices) {
+    const output = ir ? (maxTokens ?? p.maxOutput) : 0;
     tokens = Math.max(tokens, input + output);
-    const cost = computeCost(ref.vendor, ref.model, { input, output }).costUsd;
+    const cost = input * p.input + output * p.output;
     costUsd = all ? costUsd + cost : Math.max(costUsd, cost);
   }
-  return { tokens, costUsd };
+  return { tokens, costUsd: Math.round(costUsd * 1e9) / 1e9 };
 }

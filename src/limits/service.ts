@@ -9,7 +9,7 @@ import type { ProjectMirror } from '../live/projects.ts';
 import type { CallRecord } from '../pipeline/record.ts';
 import { endUserOf, tagsOf } from '../pipeline/record.ts';
 import type { ProxyCall } from '../pipeline/types.ts';
-import type { AdmitRequest, BudgetSpend, Counters, RateLimits, Refusal } from '../ports/counters.ts';
+import type { AdmitRequest, AdmitResult, BudgetSpend, Counters, RateLimits, Refusal } from '../ports/counters.ts';
 import { type BudgetRecord, type BudgetStore, isPerMemberScope } from '../store/budgets.ts';
 import type { SpendQuery } from '../store/request-logs.ts';
 import { isRecord } from '../util/json.ts';
@@ -77,15 +77,14 @@ export class Limits implements BudgetStatusSource {
     return this.#admit(call, budgets, keyLimits, projectLimits, endUserLimits);
   };
 
-  async #admit(
+  #admit(
     call: ProxyCall,
     budgets: readonly BudgetRecord[],
     keyLimits: RateLimits | null,
     projectLimits: RateLimits | null,
     endUserLimits: RateLimits | null,
-  ): Promise<void> {
+  ): Promise<void> | undefined {
     const p = call.principal;
-
     const id: CallIdentity = {
       orgId: p.orgId,
       projectId: p.projectId,
@@ -101,8 +100,14 @@ export class Limits implements BudgetStatusSource {
       rates: rateChecks(id, { key: keyLimits, project: projectLimits, endUser: endUserLimits }, estimate.tokens),
       budgets: budgetChecks(id, budgets, estimate.costUsd, now),
     };
-    if (req.rates.length === 0 && req.budgets.length === 0) return;
-    const res = await this.#d.counters.admit(req);
+    if (req.rates.length === 0 && req.budgets.length === 0) return undefined;
+    const res = this.#d.counters.admit(req);
+    if (res instanceof Promise) return res.then((r) => this.#admitted(call, req, r));
+    this.#admitted(call, req, res);
+    return undefined;
+  }
+
+  #admitted(call: ProxyCall, req: AdmitRequest, res: AdmitResult): void {
     if (!res.ok) {
       this.onRefusal?.(res.refusal.kind);
       call.hookTrace = { limits: { refused_by: this.#describe(res.refusal) } };
@@ -131,46 +136,63 @@ export class Limits implements BudgetStatusSource {
   #settle(admitted: AdmitRequest, record: CallRecord | undefined): void {
     const tokens = record ? record.usage.input + record.usage.output : 0;
     const costUsd = record?.costUsd ?? 0;
-    this.#d.counters
-      .settle({ now: Date.now(), admitted, tokens, costUsd })
-      .then((spends) => this.#thresholds(spends))
-      .catch((err: unknown) => this.#d.logger.warn({ err }, 'settling a call against its limits failed'));
+    try {
+      const spends = this.#d.counters.settle({ now: Date.now(), admitted, tokens, costUsd });
+      if (spends instanceof Promise) spends.then((s) => this.#thresholds(s), this.#settleFailed);
+      else this.#thresholds(spends);
+    } catch (err) {
+      this.#settleFailed(err);
+    }
   }
 
-  /** Threshold and exceeded events for budgets whose spend just crossed a mark. */
-  async #thresholds(spends: BudgetSpend[]): Promise<void> {
+  readonly #settleFailed = (err: unknown): void => {
+    this.#d.logger.warn({ err }, 'settling a call against its limits failed');
+  };
+
+  /** Which spends crossed a mark of their budget (most calls cross none, and allocate nothing). */
+  #thresholds(spends: BudgetSpend[]): void {
     for (const s of spends) {
       if (s.spentUsd <= s.previousUsd) continue;
       const b = this.#d.budgets.get(s.budgetId);
       if (!b) continue;
-      const member = memberOfKey(s.key);
-      const periodStart = new Date(Number(s.key.slice(s.key.lastIndexOf(':') + 1))).toISOString();
-      const base = {
-        budget_id: b.id,
-        name: b.name,
-        scope: { ...b.scope },
-        ...(member !== '' ? { member } : {}),
-        spent_usd: round6(s.spentUsd),
-        limit_usd: b.limitUsd,
-        period_start: periodStart,
-      };
-      for (const t of b.thresholds) {
-        const mark = t * b.limitUsd;
-        if (s.previousUsd < mark && s.spentUsd >= mark) {
-          await this.#d.budgetStore.markAlert(b.id, member, periodStart, String(t), {
-            orgId: b.orgId,
-            type: 'budget.threshold_reached',
-            data: { ...base, threshold: t },
-          });
-        }
+      const crossed = (mark: number) => s.previousUsd < mark && s.spentUsd >= mark;
+      if (b.thresholds.some((t) => crossed(t * b.limitUsd)) || crossed(b.limitUsd)) {
+        this.#alert(b, s).catch((err: unknown) =>
+          this.#d.logger.warn({ err, budget: b.id }, 'recording a budget alert failed'),
+        );
       }
-      if (s.previousUsd < b.limitUsd && s.spentUsd >= b.limitUsd) {
-        await this.#d.budgetStore.markAlert(b.id, member, periodStart, 'exceeded', {
+    }
+  }
+
+  /** Threshold and exceeded events of one budget counter, each recorded once in the store. */
+  async #alert(b: BudgetRecord, s: BudgetSpend): Promise<void> {
+    const member = memberOfKey(s.key);
+    const periodStart = new Date(Number(s.key.slice(s.key.lastIndexOf(':') + 1))).toISOString();
+    const base = {
+      budget_id: b.id,
+      name: b.name,
+      scope: { ...b.scope },
+      ...(member !== '' ? { member } : {}),
+      spent_usd: round6(s.spentUsd),
+      limit_usd: b.limitUsd,
+      period_start: periodStart,
+    };
+    for (const t of b.thresholds) {
+      const mark = t * b.limitUsd;
+      if (s.previousUsd < mark && s.spentUsd >= mark) {
+        await this.#d.budgetStore.markAlert(b.id, member, periodStart, String(t), {
           orgId: b.orgId,
-          type: 'budget.exceeded',
-          data: { ...base, action: b.action },
+          type: 'budget.threshold_reached',
+          data: { ...base, threshold: t },
         });
       }
+    }
+    if (s.previousUsd < b.limitUsd && s.spentUsd >= b.limitUsd) {
+      await this.#d.budgetStore.markAlert(b.id, member, periodStart, 'exceeded', {
+        orgId: b.orgId,
+        type: 'budget.exceeded',
+        data: { ...base, action: b.action },
+      });
     }
   }
 
@@ -240,7 +262,7 @@ export class Limits implements BudgetStatusSource {
   }
 
   /** Which counters of `b` a logged row's grouping value belongs to (tags arrive as JSON text). */
-  #membersOfRow(b: BudgetRecord, value: string | null): string[] {
+  #membersOfRow(b: BudgetRecord, value: string | null): readonly string[] {
     if (b.scope.type !== 'tag') return isPerMemberScope(b.scope) ? (value === null ? [] : [value]) : [''];
     let tags: Record<string, string> = {};
     try {

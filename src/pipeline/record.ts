@@ -92,10 +92,16 @@ export function endUserOf(call: ProxyCall): string | null {
   return call.hdr.userId ?? svc?.endUser ?? call.chat?.ir.params.user ?? metaString(svc?.metadata, 'user_id');
 }
 
-/** The call's tags: svc tags, overridden by header tags. */
+function isEmpty(o: Record<string, string>): boolean {
+  for (const _ in o) return false;
+  return true;
+}
+
+/** The call's tags: svc tags, overridden by header tags (no copy when only one side has any). */
 export function tagsOf(call: ProxyCall): Record<string, string> {
   const svc = call.svc;
-  return svc ? { ...svc.tags, ...call.hdr.tags } : call.hdr.tags;
+  if (!svc || isEmpty(svc.tags)) return call.hdr.tags;
+  return isEmpty(call.hdr.tags) ? svc.tags : { ...svc.tags, ...call.hdr.tags };
 }
 
 function traceOf(call: ProxyCall, trace: unknown): unknown {

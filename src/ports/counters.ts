@@ -67,8 +67,8 @@ export type Refusal =
 
 export interface Admitted {
   ok: true;
-  requests?: RateState;
-  tokens?: RateState;
+  requests: RateState | undefined;
+  tokens: RateState | undefined;
 }
 
 export type AdmitResult = Admitted | { ok: false; refusal: Refusal };
@@ -95,9 +95,12 @@ export interface BudgetCounter {
   reservedUsd: number;
 }
 
+/** In-memory adapters answer at once (no promise on the hot path); network ones with a promise. */
+export type MaybePromise<T> = T | Promise<T>;
+
 export interface Counters {
-  admit(req: AdmitRequest): Promise<AdmitResult>;
-  settle(req: SettleRequest): Promise<BudgetSpend[]>;
+  admit(req: AdmitRequest): MaybePromise<AdmitResult>;
+  settle(req: SettleRequest): MaybePromise<BudgetSpend[]>;
   /** Spend and reservations of budget counters (zero for unknown keys). */
   budgets(keys: readonly string[]): Promise<BudgetCounter[]>;
   /** Budget counters with this prefix (`<budget id>:`) and their state: the members of a budget. */

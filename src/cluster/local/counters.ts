@@ -35,12 +35,8 @@ export class LocalCounters implements Counters {
   readonly #budgets = new Map<string, BudgetCounter>();
   #admissions = 0;
 
-  admit(req: AdmitRequest): Promise<AdmitResult> {
-    return Promise.resolve(this.admitNow(req));
-  }
-
-  /** The synchronous core (also what makes the local admission atomic). */
-  admitNow(req: AdmitRequest): AdmitResult {
+  /** Synchronous, which is also what makes the local admission atomic. */
+  admit(req: AdmitRequest): AdmitResult {
     const { now } = req;
     const planned: Array<{ c: RateCounter; check: RateCheck; requestsTat?: number; tokensTat?: number }> = [];
     let requests: RateState | undefined;
@@ -109,14 +105,10 @@ export class LocalCounters implements Counters {
       this.#budgets.set(b.key, s);
     }
     if (++this.#admissions % 10_000 === 0) this.#sweep(now);
-    return { ok: true, ...(requests ? { requests } : {}), ...(tokens ? { tokens } : {}) };
+    return { ok: true, requests, tokens };
   }
 
-  settle(req: SettleRequest): Promise<BudgetSpend[]> {
-    return Promise.resolve(this.settleNow(req));
-  }
-
-  settleNow(req: SettleRequest): BudgetSpend[] {
+  settle(req: SettleRequest): BudgetSpend[] {
     const { admitted, now } = req;
     for (const check of admitted.rates) {
       const c = this.#rates.get(check.key);
