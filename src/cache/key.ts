@@ -1,0 +1,168 @@
+// Cache keys computed on the canonical IR, so that a request sent through either family finds the
+// entries written through the other (SPEC "Semantic cache behavior" 2). Three parts:
+//
+// - fingerprint: everything except the conversation that changes the answer (system, tools,
+//   tool_choice, response format, sampling). Entries are partitioned by it: the semantic tier only
+//   compares prompts whose fingerprints are equal.
+// - exactKey: tenant + model as requested + fingerprint + the canonical messages.
+// - promptText: the conversation as the text the semantic tier embeds.
+//
+// Deliberately left out of every key, because they do not change what the model says: `stream` (a hit
+// replays as a stream when asked), `user` / `metadata` / `svc:*` (attribution only; end-user isolation
+// is the tenant's job), `stream_options`, block `cacheControl` hints (upstream prompt-cache pricing),
+// thinking `signature`s (opaque proofs of the thinking text, which is kept), and the resolved upstream
+// model (`req.model`: for an `@slug` it varies per attempt; the key uses the model as requested).
+
+import type { Block, ChatRequest, JsonValue, Params } from '../ir/types.ts';
+import { asNumber } from '../util/json.ts';
+import { canonicalJson, sha256Hex } from './canonical.ts';
+
+/** Bumped whenever the canonical form changes, so entries written under the old form stop matching. */
+const KEY_VERSION = 'v1';
+
+/**
+ * Output options of the alpha wire that have no IR slot (decode-params.ts only validates them), read
+ * from the raw body by the caller. The beta wire has none of them.
+ */
+export interface WireExtras {
+  n?: number;
+  logprobs?: boolean;
+  topLogprobs?: number;
+}
+
+/** The extras of an alpha chat body (already validated by the decoder; wrong types read as absent). */
+export function alphaWireExtras(body: Record<string, unknown>): WireExtras {
+  const out: WireExtras = {};
+  const n = asNumber(body.n);
+  if (n !== undefined) out.n = n;
+  if (typeof body.logprobs === 'boolean') out.logprobs = body.logprobs;
+  const top = asNumber(body.top_logprobs);
+  if (top !== undefined) out.topLogprobs = top;
+  return out;
+}
+
+/**
+ * max_tokens rounded up to a power of two: 1000 and 1010 share the bucket 1024. Clients compute
+ * limits loosely (a budget minus the prompt estimate), so exact values would scatter identical
+ * questions over many keys; an answer that ended on its own well inside the limit is the same answer
+ * under any limit it fits. fitsMaxTokens() (eligibility.ts) keeps the bucket honest at hit time.
+ * Unset stays null: the upstream's default is not a number we know.
+ */
+export function tokenBucket(n: number | undefined): number | null {
+  if (n === undefined) return null;
+  let bucket = 1;
+  while (bucket < n) bucket *= 2;
+  return bucket;
+}
+
+function canonicalParams(p: Params, extras: WireExtras): Record<string, unknown> {
+  return {
+    temperature: p.temperature,
+    top_p: p.topP,
+    top_k: p.topK,
+    seed: p.seed,
+    // A set, not a list: the order of stop sequences does not change where the answer stops.
+    stop: p.stop === undefined ? undefined : [...new Set(p.stop)].sort(),
+    max_tokens: tokenBucket(p.maxTokens),
+    // The thinking budget is a target, not a cap, so the same rounding applies.
+    thinking: p.thinking === undefined ? undefined : tokenBucket(p.thinking.budgetTokens),
+    parallel_tool_calls: p.parallelToolCalls,
+    response_format: p.responseFormat,
+    n: extras.n,
+    logprobs: extras.logprobs,
+    top_logprobs: extras.topLogprobs,
+  };
+}
+
+/** sha256 hex of everything but the conversation that changes the answer (see the file header). */
+export function fingerprint(req: ChatRequest, extras: WireExtras = {}): string {
+  return sha256Hex(
+    canonicalJson({
+      v: KEY_VERSION,
+      system: req.system.map((b) => b.text),
+      // Tool order is kept: it is part of the prompt the model reads.
+      tools: req.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema })),
+      tool_choice: req.toolChoice,
+      params: canonicalParams(req.params, extras),
+    }),
+  );
+}
+
+/**
+ * Tool-call ids are minted per call by each upstream (`call_...`, `toolu_...`), so the same history
+ * replayed carries different ids. The model only uses them to pair calls with results, which
+ * numbering them by first appearance preserves.
+ */
+class ToolIds {
+  private readonly ids = new Map<string, string>();
+  of(id: string): string {
+    let n = this.ids.get(id);
+    if (n === undefined) {
+      n = `t${this.ids.size}`;
+      this.ids.set(id, n);
+    }
+    return n;
+  }
+}
+
+function canonicalBlock(b: Block, ids: ToolIds): JsonValue {
+  switch (b.type) {
+    case 'text':
+      return { type: 'text', text: b.text };
+    case 'image':
+      return b.source.kind === 'url'
+        ? { type: 'image', url: b.source.url }
+        : { type: 'image', media_type: b.source.mediaType, data: b.source.data };
+    case 'tool_use':
+      return { type: 'tool_use', id: ids.of(b.id), name: b.name, input: b.input };
+    case 'tool_result':
+      return {
+        type: 'tool_result',
+        id: ids.of(b.toolUseId),
+        content: b.content.map((c) => canonicalBlock(c, ids)),
+        is_error: b.isError === true,
+      };
+    case 'thinking':
+      return { type: 'thinking', thinking: b.thinking };
+    case 'redacted_thinking':
+      return { type: 'redacted_thinking', data: b.data };
+  }
+}
+
+/** The conversation as a JSON value: role + canonical blocks per message. */
+export function canonicalMessages(req: ChatRequest): JsonValue {
+  const ids = new ToolIds();
+  return req.messages.map((m) => ({ role: m.role, content: m.content.map((b) => canonicalBlock(b, ids)) }));
+}
+
+/**
+ * The exact-tier key. `tenant` is built by the caller (cacheTenant in settings.ts); `model` is the
+ * model as requested (`openai/gpt-4o`, `gpt-4o`, `@support-bot`). The parts are hashed as one JSON
+ * array, so no choice of strings can make two different tuples collide by concatenation.
+ */
+export function exactKey(tenant: string, model: string, req: ChatRequest, extras: WireExtras = {}): string {
+  return sha256Hex(canonicalJson([KEY_VERSION, tenant, model, fingerprint(req, extras), canonicalMessages(req)]));
+}
+
+/** The partition of the semantic tier: only prompts under the same tenant, model and fingerprint compete. */
+export function partitionKey(tenant: string, model: string, req: ChatRequest, extras: WireExtras = {}): string {
+  return sha256Hex(canonicalJson([KEY_VERSION, 'semantic', tenant, model, fingerprint(req, extras)]));
+}
+
+const messageText = (content: readonly Block[]): string =>
+  content
+    .filter((b) => b.type === 'text')
+    .map((b) => b.text)
+    .join('\n');
+
+/**
+ * The text the semantic tier embeds. System text is left out: it is in the fingerprint already, and a
+ * long shared system prompt would make every prompt of the project look alike. A single user turn is
+ * its bare text, since a role marker that every prompt shares would only add common features;
+ * longer conversations mark each turn so who said what still counts.
+ */
+export function promptText(req: ChatRequest): string {
+  const { messages } = req;
+  if (messages.length === 1 && messages[0].role === 'user') return messageText(messages[0].content);
+  return messages.map((m) => `${m.role}: ${messageText(m.content)}`).join('\n\n');
+}
