@@ -50,3 +50,18 @@ test('a spent budget refuses even a free call; alert-only budgets never refuse',
   assert.equal(c.admit({ now: 0, rates: [], budgets: [budget(5, 1, false)] }).ok, true);
   assert.deepEqual(await c.budgetsWithPrefix('b1:'), [{ key: 'b1::0', spentUsd: 1, reservedUsd: 5 }]);
 });
+
+test('raising a limit frees room at once; lowering it keeps the backlog', () => {
+  const c = new LocalCounters();
+  const call = (rpm: number, now: number) =>
+    c.admit({ now, rates: [{ key: 'k:1', scope: 'api_key', limits: { rpm }, tokens: 0 }], budgets: [] }).ok;
+  assert.deepEqual([call(2, 0), call(2, 0), call(2, 0)], [true, true, false]);
+  // 2 of 600 per minute used: plenty left.
+  assert.equal(call(600, 0), true);
+  const c2 = new LocalCounters();
+  const call2 = (rpm: number) =>
+    c2.admit({ now: 0, rates: [{ key: 'k:1', scope: 'api_key', limits: { rpm }, tokens: 0 }], budgets: [] }).ok;
+  for (let i = 0; i < 5; i++) assert.equal(call2(10), true);
+  // Half of the minute's allowance spent; at 2 per minute that is a full minute's worth already.
+  assert.equal(call2(2), false);
+});

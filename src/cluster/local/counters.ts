@@ -19,6 +19,17 @@ interface RateCounter {
   requestsTat: number;
   tokensTat: number;
   inFlight: number;
+  /** The limits the TATs were paid at; a changed limit rescales them (see `rescaled`). */
+  rpm: number;
+  tpm: number;
+}
+
+/**
+ * A TAT paid at `from` per minute, re-expressed at `to`: the backlog it stands for keeps its share
+ * of a minute, so raising a limit frees room at once and lowering it does not forgive the past.
+ */
+function rescaled(tat: number, now: number, from: number, to: number): number {
+  return from === to || tat <= now ? tat : now + ((tat - now) * from) / to;
 }
 
 // Sub-cent dust from float sums must not flip a comparison at the limit.
@@ -42,8 +53,16 @@ export class LocalCounters implements Counters {
     let requests: RateState | undefined;
     let tokens: RateState | undefined;
     for (const check of req.rates) {
-      const c = this.#rates.get(check.key) ?? { requestsTat: 0, tokensTat: 0, inFlight: 0 };
+      const c = this.#rates.get(check.key) ?? { requestsTat: 0, tokensTat: 0, inFlight: 0, rpm: 0, tpm: 0 };
       const { rpm, tpm, concurrency } = check.limits;
+      if (rpm !== undefined && c.rpm !== rpm) {
+        c.requestsTat = rescaled(c.requestsTat, now, c.rpm || rpm, rpm);
+        c.rpm = rpm;
+      }
+      if (tpm !== undefined && c.tpm !== tpm) {
+        c.tokensTat = rescaled(c.tokensTat, now, c.tpm || tpm, tpm);
+        c.tpm = tpm;
+      }
       const step: (typeof planned)[number] = { c, check };
       if (concurrency !== undefined && c.inFlight >= concurrency) {
         return refuse({
