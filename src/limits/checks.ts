@@ -25,13 +25,13 @@ export interface RateSources {
 const hasAny = (l: RateLimits | null): l is RateLimits =>
   l !== null && (l.rpm !== undefined || l.tpm !== undefined || l.concurrency !== undefined);
 
-export function rateChecks(id: CallIdentity, src: RateSources, tokens: number): RateCheck[] {
+export function rateChecks(id: CallIdentity, src: RateSources): RateCheck[] {
   const out: RateCheck[] = [];
-  if (hasAny(src.key)) out.push({ key: `k:${id.keyId}`, scope: 'api_key', limits: src.key, tokens });
+  if (hasAny(src.key)) out.push({ key: `k:${id.keyId}`, scope: 'api_key', limits: src.key });
   if (id.projectId !== null) {
-    if (hasAny(src.project)) out.push({ key: `p:${id.projectId}`, scope: 'project', limits: src.project, tokens });
+    if (hasAny(src.project)) out.push({ key: `p:${id.projectId}`, scope: 'project', limits: src.project });
     if (id.endUser !== null && hasAny(src.endUser)) {
-      out.push({ key: `u:${id.projectId}:${id.endUser}`, scope: 'end_user', limits: src.endUser, tokens });
+      out.push({ key: `u:${id.projectId}:${id.endUser}`, scope: 'end_user', limits: src.endUser });
     }
   }
   return out;
@@ -108,29 +108,30 @@ export function budgetKey(b: BudgetRecord, member: string, periodStart: number):
   return `${b.id}:${member}:${periodStart}`;
 }
 
+/** The budget counters a call counts against, and until when that list holds (the nearest period end). */
 export function budgetChecks(
   id: CallIdentity,
   budgets: readonly BudgetRecord[],
-  costUsd: number,
   now: number,
-): BudgetCheck[] {
-  const out: BudgetCheck[] = [];
+): { checks: BudgetCheck[]; until: number } {
+  const checks: BudgetCheck[] = [];
+  let until = Number.POSITIVE_INFINITY;
   for (const b of budgets) {
     if (!modelMatches(b.models, id.model)) continue;
     const members = budgetMembers(b, id);
     if (members.length === 0) continue;
-    const { start } = currentPeriod(b, now);
+    const { start, end } = currentPeriod(b, now);
+    if (end !== null && end < until) until = end;
     for (const member of members) {
-      out.push({
+      checks.push({
         key: budgetKey(b, member, start),
         budgetId: b.id,
         limitUsd: b.limitUsd,
         block: b.action === 'block',
-        amountUsd: costUsd,
       });
     }
   }
-  return out;
+  return { checks, until };
 }
 
 /** The member part of a budget counter key (`<id>:<member>:<start>`). */

@@ -5,11 +5,21 @@
 // limit and no budget that applies costs a few map reads.
 import type { Logger } from 'pino';
 import type { BudgetMirror } from '../live/budgets.ts';
+import type { Principal } from '../live/principals.ts';
 import type { ProjectMirror } from '../live/projects.ts';
 import type { CallRecord } from '../pipeline/record.ts';
 import { endUserOf, tagsOf } from '../pipeline/record.ts';
 import type { ProxyCall } from '../pipeline/types.ts';
-import type { AdmitRequest, AdmitResult, BudgetSpend, Counters, RateLimits, Refusal } from '../ports/counters.ts';
+import type {
+  AdmitRequest,
+  AdmitResult,
+  BudgetCheck,
+  BudgetSpend,
+  Counters,
+  RateCheck,
+  RateLimits,
+  Refusal,
+} from '../ports/counters.ts';
 import { type BudgetRecord, type BudgetStore, isPerMemberScope } from '../store/budgets.ts';
 import type { SpendQuery } from '../store/request-logs.ts';
 import { isRecord } from '../util/json.ts';
@@ -39,8 +49,13 @@ export interface LimitsDeps {
   logger: Logger;
 }
 
+const parsedLimits = new WeakMap<object, RateLimits | null>();
+
+/** A settings value as rate limits; the same settings object gives the same answer object. */
 function rateLimitsOf(v: unknown): RateLimits | null {
   if (!isRecord(v)) return null;
+  const known = parsedLimits.get(v);
+  if (known !== undefined) return known;
   const pick = (k: string) => (typeof v[k] === 'number' && (v[k] as number) > 0 ? (v[k] as number) : undefined);
   const out: RateLimits = {};
   const rpm = pick('rpm');
@@ -49,13 +64,32 @@ function rateLimitsOf(v: unknown): RateLimits | null {
   if (rpm !== undefined) out.rpm = rpm;
   if (tpm !== undefined) out.tpm = tpm;
   if (concurrency !== undefined) out.concurrency = concurrency;
-  return rpm === undefined && tpm === undefined && concurrency === undefined ? null : out;
+  const limits = rpm === undefined && tpm === undefined && concurrency === undefined ? null : out;
+  parsedLimits.set(v, limits);
+  return limits;
 }
 
 const round6 = (usd: number) => Math.round(usd * 1e6) / 1e6;
 
+function isEmpty(o: Record<string, string>): boolean {
+  for (const _ in o) return false;
+  return true;
+}
+
+/** A key's checks, with what they were built from (compared by identity: the mirrors replace, never mutate). */
+interface Plan {
+  budgetsFrom: readonly BudgetRecord[];
+  keyLimits: RateLimits | null;
+  projectLimits: RateLimits | null;
+  model: string;
+  until: number;
+  rates: readonly RateCheck[];
+  budgets: readonly BudgetCheck[];
+}
+
 export class Limits implements BudgetStatusSource {
   readonly #d: LimitsDeps;
+  readonly #plans = new WeakMap<Principal, Plan>();
   /** Told of every refusal (the composition root counts them for /metrics). */
   onRefusal: ((kind: RefusalKind) => void) | undefined;
 
@@ -84,27 +118,73 @@ export class Limits implements BudgetStatusSource {
     projectLimits: RateLimits | null,
     endUserLimits: RateLimits | null,
   ): Promise<void> | undefined {
-    const p = call.principal;
-    const id: CallIdentity = {
-      orgId: p.orgId,
-      projectId: p.projectId,
-      keyId: p.keyId,
-      endUser: endUserOf(call),
-      tags: tagsOf(call),
-      model: call.modelRequested,
-    };
-    const estimate = estimateCall(call, this.#d.config);
     const now = Date.now();
+    const checks = this.#checks(call, budgets, keyLimits, projectLimits, endUserLimits, now);
+    if (checks.rates.length === 0 && checks.budgets.length === 0) return undefined;
+    const estimate = estimateCall(call, this.#d.config);
     const req: AdmitRequest = {
       now,
-      rates: rateChecks(id, { key: keyLimits, project: projectLimits, endUser: endUserLimits }, estimate.tokens),
-      budgets: budgetChecks(id, budgets, estimate.costUsd, now),
+      tokens: estimate.tokens,
+      costUsd: estimate.costUsd,
+      rates: checks.rates,
+      budgets: checks.budgets,
     };
-    if (req.rates.length === 0 && req.budgets.length === 0) return undefined;
     const res = this.#d.counters.admit(req);
     if (res instanceof Promise) return res.then((r) => this.#admitted(call, req, r));
     this.#admitted(call, req, res);
     return undefined;
+  }
+
+  /**
+   * The checks of a call. They depend only on the key, its project's settings, the budgets, the
+   * model and (when named) the end user and tags, so for the common call, with neither, the last
+   * list computed for the same key is reused until something it was built from changes.
+   */
+  #checks(
+    call: ProxyCall,
+    budgets: readonly BudgetRecord[],
+    keyLimits: RateLimits | null,
+    projectLimits: RateLimits | null,
+    endUserLimits: RateLimits | null,
+    now: number,
+  ): Plan {
+    const p = call.principal;
+    const endUser = endUserOf(call);
+    const tags = tagsOf(call);
+    const plain = endUser === null && isEmpty(tags);
+    if (plain) {
+      const plan = this.#plans.get(p);
+      if (
+        plan !== undefined &&
+        plan.budgetsFrom === budgets &&
+        plan.keyLimits === keyLimits &&
+        plan.projectLimits === projectLimits &&
+        plan.model === call.modelRequested &&
+        now < plan.until
+      ) {
+        return plan;
+      }
+    }
+    const id: CallIdentity = {
+      orgId: p.orgId,
+      projectId: p.projectId,
+      keyId: p.keyId,
+      endUser,
+      tags,
+      model: call.modelRequested,
+    };
+    const { checks, until } = budgetChecks(id, budgets, now);
+    const plan: Plan = {
+      budgetsFrom: budgets,
+      keyLimits,
+      projectLimits,
+      model: call.modelRequested,
+      until,
+      rates: rateChecks(id, { key: keyLimits, project: projectLimits, endUser: endUserLimits }),
+      budgets: checks,
+    };
+    if (plain) this.#plans.set(p, plan);
+    return plan;
   }
 
   #admitted(call: ProxyCall, req: AdmitRequest, res: AdmitResult): void {
@@ -137,7 +217,7 @@ export class Limits implements BudgetStatusSource {
     const tokens = record ? record.usage.input + record.usage.output : 0;
     const costUsd = record?.costUsd ?? 0;
     try {
-      const spends = this.#d.counters.settle({ now: Date.now(), admitted, tokens, costUsd });
+      const spends = this.#d.counters.settle({ now: Date.now(), admitted, actualTokens: tokens, actualUsd: costUsd });
       if (spends instanceof Promise) spends.then((s) => this.#thresholds(s), this.#settleFailed);
       else this.#thresholds(spends);
     } catch (err) {

@@ -22,8 +22,6 @@ export interface RateCheck {
   key: string;
   scope: RateScope;
   limits: RateLimits;
-  /** Tokens charged at admission (the estimate). */
-  tokens: number;
 }
 
 export interface BudgetCheck {
@@ -33,15 +31,21 @@ export interface BudgetCheck {
   limitUsd: number;
   /** `action: block`; alert-only budgets reserve and count but never refuse. */
   block: boolean;
-  /** Reserved at admission: the estimated cost. */
-  amountUsd: number;
 }
 
+/**
+ * One call's admission. The checks depend only on who calls and what applies to them, so a caller
+ * may reuse them from call to call; the amounts are this call's estimate.
+ */
 export interface AdmitRequest {
   /** Epoch ms. */
   now: number;
-  rates: RateCheck[];
-  budgets: BudgetCheck[];
+  /** Charged to every TPM limit at admission. */
+  tokens: number;
+  /** Reserved in every budget. */
+  costUsd: number;
+  rates: readonly RateCheck[];
+  budgets: readonly BudgetCheck[];
 }
 
 /** A rate's state after an admission, for the x-ratelimit-* headers (the tightest limit of its kind). */
@@ -78,8 +82,8 @@ export interface SettleRequest {
   /** The admitted request, unchanged. */
   admitted: AdmitRequest;
   /** What the call used: tokens in and out, and its cost (0 for a failure that cost nothing). */
-  tokens: number;
-  costUsd: number;
+  actualTokens: number;
+  actualUsd: number;
 }
 
 /** A budget counter after settling: thresholds are judged on `previousUsd` -> `spentUsd`. */

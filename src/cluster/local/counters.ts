@@ -89,8 +89,8 @@ export class LocalCounters implements Counters {
         step.requestsTat = v.tat;
         requests = tighter(requests, state);
       }
-      if (tpm !== undefined && check.tokens > 0) {
-        const v = gcra(c.tokensTat, now, tpm, check.tokens);
+      if (tpm !== undefined && req.tokens > 0) {
+        const v = gcra(c.tokensTat, now, tpm, req.tokens);
         const state = { limit: tpm, remaining: v.remaining, resetMs: v.resetMs };
         if (!v.ok) {
           const retryAfterMs = Number.isFinite(v.retryAfterMs) ? v.retryAfterMs : null;
@@ -106,7 +106,7 @@ export class LocalCounters implements Counters {
       const s = this.#budgets.get(b.key) ?? { spentUsd: 0, reservedUsd: 0 };
       if (
         s.spentUsd + EPSILON_USD >= b.limitUsd ||
-        s.spentUsd + s.reservedUsd + b.amountUsd > b.limitUsd + EPSILON_USD
+        s.spentUsd + s.reservedUsd + req.costUsd > b.limitUsd + EPSILON_USD
       ) {
         return refuse({ kind: 'budget', budgetId: b.budgetId, key: b.key, limitUsd: b.limitUsd, ...s });
       }
@@ -120,7 +120,7 @@ export class LocalCounters implements Counters {
     }
     for (const b of req.budgets) {
       const s = this.#budgets.get(b.key) ?? { spentUsd: 0, reservedUsd: 0 };
-      s.reservedUsd = round(s.reservedUsd + b.amountUsd);
+      s.reservedUsd = round(s.reservedUsd + req.costUsd);
       this.#budgets.set(b.key, s);
     }
     if (++this.#admissions % 10_000 === 0) this.#sweep(now);
@@ -134,16 +134,16 @@ export class LocalCounters implements Counters {
       if (!c) continue;
       if (check.limits.concurrency !== undefined) c.inFlight = Math.max(0, c.inFlight - 1);
       const { tpm } = check.limits;
-      if (tpm !== undefined && check.tokens > 0 && req.tokens !== check.tokens) {
-        c.tokensTat = adjustTat(c.tokensTat, now, tpm, req.tokens - check.tokens);
+      if (tpm !== undefined && admitted.tokens > 0 && req.actualTokens !== admitted.tokens) {
+        c.tokensTat = adjustTat(c.tokensTat, now, tpm, req.actualTokens - admitted.tokens);
       }
     }
     const out: BudgetSpend[] = [];
     for (const b of admitted.budgets) {
       const s = this.#budgets.get(b.key) ?? { spentUsd: 0, reservedUsd: 0 };
       const previousUsd = s.spentUsd;
-      s.reservedUsd = Math.max(0, round(s.reservedUsd - b.amountUsd));
-      s.spentUsd = round(s.spentUsd + req.costUsd);
+      s.reservedUsd = Math.max(0, round(s.reservedUsd - admitted.costUsd));
+      s.spentUsd = round(s.spentUsd + req.actualUsd);
       this.#budgets.set(b.key, s);
       out.push({ key: b.key, budgetId: b.budgetId, previousUsd, spentUsd: s.spentUsd });
     }
