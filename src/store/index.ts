@@ -1,6 +1,7 @@
 // The stores as one bundle, opened and migrated for whichever dialect the config selects.
 import type { Config } from '../config.ts';
 import { type BudgetStore, createBudgetStore } from './budgets.ts';
+import { type CacheEntryStore, createCacheEntryStore } from './cache-entries.ts';
 import { type ChangePublisher, NO_CHANGES } from './changes.ts';
 import { type Db, type Dialect, openDb } from './db.ts';
 import { createJobStore, type JobStore } from './jobs.ts';
@@ -27,6 +28,8 @@ export interface Stores {
   webhookEndpoints: WebhookEndpointStore;
   /** Deliveries, their attempts and the domain events they carry. */
   webhookDeliveries: WebhookDeliveryStore;
+  /** Semantic cache entries (what the in-process indexes are rebuilt from). */
+  cacheEntries: CacheEntryStore;
   /** Budget definitions and the once-only record of their threshold alerts. */
   budgets: BudgetStore;
 }
@@ -51,6 +54,7 @@ export function createStores(db: Db, changes: ChangePublisher = NO_CHANGES): Sto
     jobs: createJobStore(db),
     webhookEndpoints: createWebhookEndpointStore(db),
     webhookDeliveries: createWebhookDeliveryStore(db),
+    cacheEntries: createCacheEntryStore(db),
     budgets: createBudgetStore(db, changes),
   };
 }

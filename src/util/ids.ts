@@ -31,6 +31,7 @@ export type IdPrefix =
   | 'whep'
   | 'whd'
   | 'evt'
+  | 'ce'
   | 'batch'
   | 'msgbatch'
   | 'budget';

@@ -8,6 +8,7 @@ import * as m045 from './045_request_log_lookup.ts';
 import * as m050 from './050_jobs.ts';
 import * as m060 from './060_webhooks.ts';
 import * as m070 from './070_budgets.ts';
+import * as m080 from './080_cache_entries.ts';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -18,6 +19,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '050_jobs': m050,
   '060_webhooks': m060,
   '070_budgets': m070,
+  '080_cache_entries': m080,
 };
 
 /**
