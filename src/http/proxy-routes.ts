@@ -73,9 +73,11 @@ async function serve(
   }
   reply.code(out.status).headers(safeHeaders(out.headers));
   if (typeof out.body === 'string') reply.type('application/json; charset=utf-8');
-  reply.send(out.body);
-  // Hooks (the log row among them) run after the answer is on its way.
+  // The hooks run (synchronously) just before the answer is written: the log row is journaled
+  // before the caller can see the answer, so a kill -9 an instant after it cannot lose the row.
+  // Run after the write, a process preempted between the two could be killed in that gap.
   out.done();
+  reply.send(out.body);
   return reply;
 }
 

@@ -3,8 +3,9 @@
 import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, SqliteDialect } from 'kysely';
 import type { Config } from '../config.ts';
+import { CurrentSchemaPostgresDialect } from './pg-introspector.ts';
 import type { Database } from './schema.ts';
 
 export type Db = Kysely<Database>;
@@ -51,7 +52,7 @@ async function openPostgres(url: string, schema: string | null): Promise<OpenedD
     max: 10,
     ...(schema !== null ? { options: `-c search_path=${quoteIdent(schema)}` } : {}),
   });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new CurrentSchemaPostgresDialect({ pool }) });
   const where = new URL(url);
   return { db, dialect: 'postgres', where: `postgres://${where.host}${where.pathname}` };
 }
