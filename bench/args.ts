@@ -11,7 +11,7 @@ export interface BenchOptions {
   only: string[];
   /** Profile the gateway under pass-through load instead of running the table. */
   profile: boolean;
-  /** With --profile: an org budget and rate limits on the bench key (bench/webhook-load.ts). */
+  /** With --profile: an org budget and rate limits on the bench key (bench/feature-load.ts). */
   limits: boolean;
   help: boolean;
 }

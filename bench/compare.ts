@@ -14,11 +14,11 @@ import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { cpuMs } from './cpu.ts';
+import { applyLimits, startWebhookLoad } from './feature-load.ts';
 import { type Gateway, startGateway } from './gateway.ts';
 import { autocannonGenerator } from './load/autocannon.ts';
 import { SCENARIOS } from './scenarios.ts';
 import { ROOT, startFake } from './stack.ts';
-import { applyLimits, startWebhookLoad } from './webhook-load.ts';
 
 interface Sample {
   cpuUsPerReq: number;

@@ -5,6 +5,7 @@ import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { type BenchOptions, parseArgs, USAGE } from './args.ts';
+import { applyLimits } from './feature-load.ts';
 import { pickGenerator } from './load/index.ts';
 import { summarizeFile } from './profile-summary.ts';
 import { buildRows, renderTable } from './report.ts';
@@ -14,7 +15,6 @@ import { Processes, ROOT } from './stack.ts';
 import { median } from './stats.ts';
 import { runSoak, runSuite } from './suite.ts';
 import type { RunResult } from './types.ts';
-import { applyLimits } from './webhook-load.ts';
 
 const RESULTS = join(ROOT, 'bench/results');
 const log = (s: string) => process.stderr.write(`${s}\n`);

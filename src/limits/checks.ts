@@ -140,3 +140,8 @@ export function memberOfKey(key: string): string {
   const last = key.lastIndexOf(':');
   return key.slice(first + 1, last);
 }
+
+/** The period start (epoch ms) of a budget counter key. */
+export function periodStartOfKey(key: string): number {
+  return Number(key.slice(key.lastIndexOf(':') + 1));
+}

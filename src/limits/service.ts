@@ -22,7 +22,7 @@ import type {
 } from '../ports/counters.ts';
 import { type BudgetRecord, type BudgetStore, isPerMemberScope } from '../store/budgets.ts';
 import type { SpendQuery } from '../store/request-logs.ts';
-import { isRecord } from '../util/json.ts';
+import { isEmptyObject, isRecord } from '../util/json.ts';
 import { rateHeaders, refusalError } from './answers.ts';
 import {
   budgetChecks,
@@ -31,6 +31,7 @@ import {
   type CallIdentity,
   memberOfKey,
   modelMatches,
+  periodStartOfKey,
   rateChecks,
 } from './checks.ts';
 import { type ConfigLookup, estimateCall } from './estimate.ts';
@@ -70,11 +71,6 @@ function rateLimitsOf(v: unknown): RateLimits | null {
 }
 
 const round6 = (usd: number) => Math.round(usd * 1e6) / 1e6;
-
-function isEmpty(o: Record<string, string>): boolean {
-  for (const _ in o) return false;
-  return true;
-}
 
 /** A key's checks, with what they were built from (compared by identity: the mirrors replace, never mutate). */
 interface Plan {
@@ -151,7 +147,7 @@ export class Limits implements BudgetStatusSource {
     const p = call.principal;
     const endUser = endUserOf(call);
     const tags = tagsOf(call);
-    const plain = endUser === null && isEmpty(tags);
+    const plain = endUser === null && isEmptyObject(tags);
     if (plain) {
       const plan = this.#plans.get(p);
       if (
@@ -247,7 +243,7 @@ export class Limits implements BudgetStatusSource {
   /** Threshold and exceeded events of one budget counter, each recorded once in the store. */
   async #alert(b: BudgetRecord, s: BudgetSpend): Promise<void> {
     const member = memberOfKey(s.key);
-    const periodStart = new Date(Number(s.key.slice(s.key.lastIndexOf(':') + 1))).toISOString();
+    const periodStart = new Date(periodStartOfKey(s.key)).toISOString();
     const base = {
       budget_id: b.id,
       name: b.name,

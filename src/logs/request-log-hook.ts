@@ -52,8 +52,8 @@ export function requestLogHook(
   keepBodies: (projectId: string | null) => boolean,
   maxBodyBytes: number,
 ): AfterResponseHook {
-  // Runs right after the answer was handed to the socket, in the same task: the row reaches the
-  // journal before the process does anything else, so a caller who has its answer finds its row
-  // even after a kill -9. (Deferring this to the next loop turn lost the last rows under load.)
+  // Runs in the task that writes the answer, before the write for JSON answers: the journal append
+  // is synchronous, so a caller who has its answer finds its row even after a kill -9. (Deferring
+  // it, to the next loop turn or to a microtask after the socket write, lost last rows.)
   return (record) => sink.enqueue(toStoreRow(record, keepBodies(record.projectId), maxBodyBytes));
 }

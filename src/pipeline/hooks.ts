@@ -11,7 +11,10 @@ export type BeforeAttemptHook = (
   call: ProxyCall,
   plan: RoutePlan,
 ) => AttemptOutcome | undefined | Promise<AttemptOutcome | undefined>;
-/** Runs once the answer is on its way (after the last byte of a stream); never awaited. */
+/**
+ * Runs once the answer is complete: just before a JSON answer is written (so the log row is journaled
+ * before the caller can see it), after the last byte of a stream. Synchronous; never awaited.
+ */
 export type AfterResponseHook = (record: CallRecord) => void;
 
 export class PipelineHooks {

@@ -1,6 +1,7 @@
 // What the afterResponse hooks see of a finished call: one record per call, whatever its kind.
 import type { UpstreamErrorInfo, Usage } from '../ir/types.ts';
 import type { CandidateRef } from '../routing/types.ts';
+import { isEmptyObject } from '../util/json.ts';
 import type { ChatTarget } from './call.ts';
 import type { CallRecord, HealthSample, ProxyCall } from './types.ts';
 
@@ -92,16 +93,11 @@ export function endUserOf(call: ProxyCall): string | null {
   return call.hdr.userId ?? svc?.endUser ?? call.chat?.ir.params.user ?? metaString(svc?.metadata, 'user_id');
 }
 
-function isEmpty(o: Record<string, string>): boolean {
-  for (const _ in o) return false;
-  return true;
-}
-
-/** The call's tags: svc tags, overridden by header tags (no copy when only one side has any). */
+/** The call's tags: svc tags, overridden by header tags (no copy when only one side has tags). */
 export function tagsOf(call: ProxyCall): Record<string, string> {
   const svc = call.svc;
-  if (!svc || isEmpty(svc.tags)) return call.hdr.tags;
-  return isEmpty(call.hdr.tags) ? svc.tags : { ...svc.tags, ...call.hdr.tags };
+  if (!svc || isEmptyObject(svc.tags)) return call.hdr.tags;
+  return isEmptyObject(call.hdr.tags) ? svc.tags : { ...svc.tags, ...call.hdr.tags };
 }
 
 function traceOf(call: ProxyCall, trace: unknown): unknown {

@@ -11,6 +11,12 @@ export function isRecord(v: unknown): v is UnknownRecord {
 }
 
 /** The object itself, or `{}` when `v` is not one, so nested reads need no checks. */
+/** Whether an object has no own enumerable key (without building a keys array). */
+export function isEmptyObject(o: object): boolean {
+  for (const _ in o) return false;
+  return true;
+}
+
 export function asRecord(v: unknown): UnknownRecord {
   return isRecord(v) ? v : {};
 }

@@ -167,24 +167,11 @@ export class Webhooks {
     if (!found || found.delivery.status === 'delivered') return;
     const { delivery, body } = found;
     const endpoint = await endpoints.get(delivery.orgId, delivery.endpointId);
+    // Nothing to retry when the endpoint is gone or its address is now refused by policy.
+    if (!endpoint) return this.#giveUp(deliveryId, 'endpoint not found');
+    const verdict = checkEndpointUrl(endpoint.url, { denyPrivate: this.#opts.denyPrivate });
+    if (!verdict.ok) return this.#giveUp(deliveryId, verdict.reason);
     const startedAt = Date.now();
-    const refusal = endpoint ? checkEndpointUrl(endpoint.url, { denyPrivate: this.#opts.denyPrivate }) : undefined;
-    if (!endpoint || (refusal && !refusal.ok)) {
-      // Nothing to retry: the endpoint is gone or its address is now refused by policy.
-      const error = !endpoint ? 'endpoint not found' : refusal && !refusal.ok ? refusal.reason : 'refused';
-      await deliveries.recordAttempt(
-        deliveryId,
-        {
-          startedAt: new Date(startedAt).toISOString(),
-          durationMs: 0,
-          responseStatus: null,
-          responseBody: null,
-          error,
-        },
-        { status: 'failed', nextAttemptAt: null },
-      );
-      return;
-    }
     const headers = sign(
       { id: delivery.eventId, timestamp: Math.floor(startedAt / 1000), body },
       this.signingSecrets(endpoint, startedAt),
@@ -223,10 +210,15 @@ export class Webhooks {
   }
 
   /** Every attempt of the job died with its holder: the delivery will not be tried again. */
-  async #abandoned(job: Job, reason: string): Promise<void> {
+  #abandoned(job: Job, reason: string): Promise<void> {
+    return this.#giveUp(payloadId(job, 'delivery_id'), reason);
+  }
+
+  /** Records an attempt that made no request and marks the delivery `failed`. */
+  async #giveUp(deliveryId: string, error: string): Promise<void> {
     await this.#deps.deliveries.recordAttempt(
-      payloadId(job, 'delivery_id'),
-      { startedAt: new Date().toISOString(), durationMs: 0, responseStatus: null, responseBody: null, error: reason },
+      deliveryId,
+      { startedAt: new Date().toISOString(), durationMs: 0, responseStatus: null, responseBody: null, error },
       { status: 'failed', nextAttemptAt: null },
     );
   }

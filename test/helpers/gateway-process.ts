@@ -19,7 +19,8 @@ export interface GatewayProcess {
   stop(): Promise<void>;
 }
 
-function freePort(): Promise<number> {
+/** A port nothing listens on right now (for a server started later, or one meant to be down). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);

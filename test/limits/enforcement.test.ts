@@ -6,9 +6,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { Webhook } from 'standardwebhooks';
 import { api, type ProxyEnv, startProxyEnv } from '../helpers/proxy-env.ts';
-import { startReceiver, waitFor } from '../webhooks/receiver.ts';
+import { startReceiver, verifyDelivery, waitFor } from '../webhooks/receiver.ts';
 
 type Json = Record<string, unknown>;
 let env: ProxyEnv;
@@ -130,11 +129,7 @@ describe('budgets', () => {
       }
       await waitFor('four events', () => (rx.received.length >= 4 ? true : undefined));
       await new Promise((r) => setTimeout(r, 300));
-      const events = rx.received.map((r) => {
-        const headers: Record<string, string> = {};
-        for (const [k, v] of Object.entries(r.headers)) if (typeof v === 'string') headers[k] = v;
-        return new Webhook(secret).verify(r.body, headers) as { type: string; data: Json };
-      });
+      const events = rx.received.map((r) => verifyDelivery(secret, r));
       const thresholds = events.filter((e) => e.type === 'budget.threshold_reached').map((e) => e.data.threshold);
       assert.deepEqual(thresholds.sort(), [0.5, 0.8, 1]);
       assert.equal(events.filter((e) => e.type === 'budget.exceeded').length, 1);

@@ -2,24 +2,12 @@
 // toward a receiver that is down loses none once it is back, and two gateways on one PostgreSQL
 // database never attempt the same delivery at once.
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { describe, test } from 'node:test';
 import { dialects, dropSchema, randomSchema, TEST_PG_URL } from '../helpers/dialects.ts';
-import { type GatewayProcess, spawnGateway } from '../helpers/gateway-process.ts';
+import { freePort, type GatewayProcess, spawnGateway } from '../helpers/gateway-process.ts';
 import { type Receiver, startReceiver, waitFor } from './receiver.ts';
 
 const EVENTS = 100;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const addr = s.address();
-      s.close(() => resolve(typeof addr === 'object' && addr ? addr.port : 0));
-    });
-  });
-}
 
 async function manage(
   gw: GatewayProcess,

@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Webhook } from 'standardwebhooks';
 
 export interface Received {
   path: string;
@@ -72,4 +73,17 @@ export async function waitFor<T>(
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await sleep(50);
   }
+}
+
+export interface VerifiedEvent {
+  type: string;
+  timestamp: string;
+  data: Record<string, unknown>;
+}
+
+/** Verifies a received delivery with the official `standardwebhooks` library (throws when it fails). */
+export function verifyDelivery(secret: string, r: Received): VerifiedEvent {
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(r.headers)) if (typeof v === 'string') headers[k] = v;
+  return new Webhook(secret).verify(r.body, headers) as VerifiedEvent;
 }
