@@ -82,5 +82,8 @@ export function benchRow(
     createdAt,
     cache: null,
     replayOf: null,
+    savedCostUsd: 0,
+    cacheSimilarity: null,
+    cacheShadowMatch: null,
   };
 }

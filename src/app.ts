@@ -22,7 +22,7 @@ import { PROXY_PATHS } from './manage/proxy-paths.ts';
 import { registerValidators } from './manage/validation.ts';
 import { GatewayMetrics, metricsHook } from './metrics/gateway-metrics.ts';
 import { Metrics } from './metrics/registry.ts';
-import { pipelineDeadlines } from './pipeline/deps.ts';
+import { type PipelineDeps, pipelineDeadlines } from './pipeline/deps.ts';
 import { healthHook } from './pipeline/health-hook.ts';
 import { createServices, type KeyVerifier } from './services.ts';
 import { newId } from './util/ids.ts';
@@ -89,6 +89,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   // On the services so that management calls that run the pipeline (log replay) share the hooks.
   const hooks = svc.hooks
     .onBeforeRoute(svc.limits.admit)
+    .onBeforeAttempt(svc.cache.lookup)
     .onAfterResponse(healthHook(svc.routing.health))
     .onAfterResponse(
       requestLogHook(
@@ -123,17 +124,15 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
       (await svc.limits.spendByBudget()).map((b) => ({ labels: { budget_id: b.budgetId }, value: b.spentUsd })),
   });
   registerMetricsRoute(app, metrics, { public: config.metricsPublic, principals: svc.principals });
-  await app.register(
-    proxyRoutes(
-      {
-        live: liveStateOf(svc),
-        deadlines: pipelineDeadlines(config.upstreamTimeoutMs, config.streamIdleTimeoutMs),
-        hooks,
-        onHookError: (err) => svc.logger.error({ err }, 'an afterResponse hook failed'),
-      },
-      inFlight,
-    ),
-  );
+  const pipeline: PipelineDeps = {
+    live: liveStateOf(svc),
+    deadlines: pipelineDeadlines(config.upstreamTimeoutMs, config.streamIdleTimeoutMs),
+    hooks,
+    onHookError: (err) => svc.logger.error({ err }, 'an afterResponse hook failed'),
+  };
+  // Remote embedders run their embeddings as sub-calls through the same pipeline.
+  svc.cache.pipeline = pipeline;
+  await app.register(proxyRoutes(pipeline, inFlight));
 
   // Runs after the server stopped accepting and in-flight requests drained.
   app.addHook('onClose', async () => {

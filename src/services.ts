@@ -1,6 +1,7 @@
 // Everything a route handler needs, created once per gateway instance by buildApp().
 import { join } from 'node:path';
 import type { DestinationStream, Logger } from 'pino';
+import { SemanticCache } from './cache/service.ts';
 import { createChangeBus, createCounters } from './cluster/index.ts';
 import type { Config } from './config.ts';
 import { loadMasterKey } from './crypto/master-key.ts';
@@ -118,6 +119,15 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
     // Spend survives restarts: rebuilt from the request log, journal replay included.
     await logs.flush();
     await limits.rebuildAll(await stores.budgets.listAllLive());
+    const cache = new SemanticCache({
+      store: stores.cacheEntries,
+      projectSettings: (id) => {
+        const p = projects.cached(id);
+        return p === undefined || p.deleted ? undefined : p.settings;
+      },
+      logger,
+    });
+    await cache.start();
     const retention = new LogRetention(
       stores.logs,
       { rowDays: config.logRetentionDays, bodyDays: config.logBodyRetentionDays },
@@ -172,12 +182,14 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       jobs,
       webhooks,
       limits,
+      cache,
       close() {
         closed ??= (async () => {
           for (const m of mirrors) m.stop();
           // Handlers may still write (logs, stores): they finish or give their jobs back first.
           await jobs.stop();
           await webhooks.close();
+          await cache.close();
           await retention.stop();
           await logs.close();
           await counters.close();

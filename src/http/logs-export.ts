@@ -31,6 +31,9 @@ const COLUMNS = [
   'conversation_id',
   'cache',
   'replay_of',
+  'saved_cost_usd',
+  'cache_similarity',
+  'cache_shadow_match',
 ] as const;
 
 /** RFC 4180 field: quoted when it holds a comma, quote or line break. */

@@ -15,6 +15,8 @@ export interface StreamSummary {
   /** Milliseconds from relay start to the first record written. */
   firstByteMs?: number;
   aborted: boolean;
+  /** The whole answer in IR form, when the call asked for it (ChatCall.collectAnswer) and the stream completed. */
+  response?: ChatResponse;
 }
 
 /** An opened upstream stream, relayed to the caller's sink in the caller's family. */

@@ -43,6 +43,9 @@ export function toStoreRow(r: CallRecord, keepBodies: boolean, maxBodyBytes = 64
     createdAt: new Date(r.createdAt).toISOString(),
     cache: r.cache,
     replayOf: r.replayOf,
+    savedCostUsd: r.savedCostUsd,
+    cacheSimilarity: r.cacheSimilarity,
+    cacheShadowMatch: r.cacheShadowMatch,
   };
 }
 

@@ -44,6 +44,9 @@ function row(n: number): RequestLogRow {
     createdAt: new Date().toISOString(),
     cache: null,
     replayOf: null,
+    savedCostUsd: 0,
+    cacheSimilarity: null,
+    cacheShadowMatch: null,
   };
 }
 

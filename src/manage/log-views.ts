@@ -27,6 +27,19 @@ export const LogSummary = Type.Object({
   conversation_id: Nullable(Type.String()),
   cache: Nullable(Type.String({ description: 'hit, miss, or null when no cache was consulted' })),
   replay_of: Nullable(Type.String()),
+  saved_cost_usd: Type.Number({
+    description: 'Cache hits: what the upstream call behind the served answer cost (the hit itself costs 0)',
+  }),
+  cache_similarity: Nullable(
+    Type.Number({
+      description: 'Similarity of the cached entry served (1 on the exact tier), or in shadow mode of the would-be hit',
+    }),
+  ),
+  cache_shadow_match: Nullable(
+    Type.Boolean({
+      description: 'Shadow mode, would-be hits only: whether the fresh answer matched the cached one',
+    }),
+  ),
 });
 
 const Attempt = Type.Object(
@@ -90,6 +103,9 @@ export function logSummary(r: RequestLogRow): Static<typeof LogSummary> {
     conversation_id: r.conversationId,
     cache: r.cache,
     replay_of: r.replayOf,
+    saved_cost_usd: r.savedCostUsd,
+    cache_similarity: r.cacheSimilarity,
+    cache_shadow_match: r.cacheShadowMatch,
   };
 }
 

@@ -35,7 +35,7 @@ export const LogFilterQuery = {
 const FilterQuery = Type.Object(LogFilterQuery);
 export type LogFilterInput = Static<typeof FilterQuery>;
 
-function isoParam(value: string | undefined, param: string): string | undefined {
+export function isoParam(value: string | undefined, param: string): string | undefined {
   if (value === undefined) return undefined;
   const t = Date.parse(value);
   if (Number.isNaN(t))

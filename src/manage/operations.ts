@@ -5,6 +5,7 @@ import { decisionOperations } from './analytics-decisions.ts';
 import { analyticsReportOperations } from './analytics-report.ts';
 import { apiKeyOperations } from './api-keys.ts';
 import { budgetOperations } from './budgets.ts';
+import { cacheOperations } from './cache.ts';
 import { logOperations } from './logs.ts';
 import type { Operation } from './operation.ts';
 import { projectOperations } from './projects.ts';
@@ -24,4 +25,5 @@ export const OPERATIONS: readonly Operation[] = [
   ...webhookEndpointOperations,
   ...webhookDeliveryOperations,
   ...budgetOperations,
+  ...cacheOperations,
 ];

@@ -1,7 +1,10 @@
 // Projects: list / get / create / update / soft-delete (SPEC "Management API: projects"). Settings
-// hold log_bodies and the project's rate limits (`rate_limits` for the whole project,
-// `end_user_rate_limits` for each end user in it); a PATCH merges them field by field.
+// hold log_bodies, the project's rate limits (`rate_limits` for the whole project,
+// `end_user_rate_limits` for each end user in it) and the semantic cache (`semantic_cache`, checked by
+// cache/settings.ts); a PATCH merges them field by field, and `semantic_cache` field by field too.
 import { Type } from '@sinclair/typebox';
+import { CACHE_SETTINGS_KEY, DEFAULT_CACHE_SETTINGS, parseCacheSettings } from '../cache/settings.ts';
+import { GatewayError } from '../errors/gateway-error.ts';
 import { isUniqueViolation } from '../store/index.ts';
 import { DEFAULT_PROJECT_SETTINGS, type ProjectRecord, withDefaultSettings } from '../store/projects.ts';
 import { newId } from '../util/ids.ts';
@@ -28,14 +31,55 @@ const EndUserLimits = Nullable(
   }),
 );
 
+const CacheFields = {
+  enabled: Type.Boolean({ description: 'Consult the cache for this project (default false)' }),
+  mode: Type.Union([Type.Literal('semantic'), Type.Literal('exact'), Type.Literal('shadow')], {
+    description:
+      'semantic: exact tier, then the nearest prompt; exact: identical requests only; shadow: answer upstream, record would-be hits',
+  }),
+  similarity_threshold: Type.Number({
+    description: 'Cosine similarity a semantic neighbour needs (0-1, default 0.95)',
+  }),
+  ttl_seconds: Type.Integer({ description: 'Entry lifetime (default 3600, at most 30 days)' }),
+  max_temperature: Type.Number({ description: 'Higher temperatures skip the cache; unset counts as 0 (default 0.7)' }),
+  max_messages: Type.Integer({ description: 'Longer conversations skip the semantic tier (default 1)' }),
+  embedder: Type.String({ description: '"local", "<vendor>/<embedding model>" or "@<config slug>"' }),
+  scope: Type.Union([Type.Literal('project'), Type.Literal('end_user')], {
+    description: 'end_user: entries are shared only between calls of the same end user',
+  }),
+  max_entries: Type.Integer({ description: 'Entries kept per project; least recently used go first (default 10000)' }),
+};
+const CacheInput = Nullable(
+  Type.Partial(Type.Object(CacheFields), {
+    additionalProperties: false,
+    description: 'Semantic cache settings; a PATCH changes the fields given, null turns it off with defaults',
+  }),
+);
+const CacheView = Type.Object(CacheFields);
+
 const SettingsInput = Type.Object(
   {
     log_bodies: Type.Optional(Type.Boolean({ description: 'Keep request/response bodies in request logs' })),
     rate_limits: Type.Optional(ProjectLimits),
     end_user_rate_limits: Type.Optional(EndUserLimits),
+    semantic_cache: Type.Optional(CacheInput),
   },
   { additionalProperties: false },
 );
+
+/** The cache setting as it will be stored (merged over the current one), refused with the field named. */
+function checkedCache(settings: Record<string, unknown>, current: unknown): void {
+  const given = settings[CACHE_SETTINGS_KEY];
+  if (given === undefined || given === null) return;
+  const merged = isRecord(current) && isRecord(given) ? { ...current, ...given } : given;
+  const parsed = parseCacheSettings(merged);
+  if (!parsed.ok)
+    throw new GatewayError('invalid_parameter', {
+      message: `settings.${parsed.field}: ${parsed.message}`,
+      param: `settings.${parsed.field}`,
+    });
+  settings[CACHE_SETTINGS_KEY] = merged;
+}
 
 const LIMIT_SETTINGS = ['rate_limits', 'end_user_rate_limits'] as const;
 
@@ -46,6 +90,7 @@ function storedSettings(settings: Record<string, unknown>): Record<string, unkno
     const v = out[k];
     if (v === null || (isRecord(v) && Object.keys(v).length === 0)) delete out[k];
   }
+  if (out[CACHE_SETTINGS_KEY] === null) delete out[CACHE_SETTINGS_KEY];
   return out;
 }
 
@@ -59,6 +104,7 @@ export const Project = Type.Object({
     log_bodies: Type.Boolean(),
     rate_limits: ProjectLimits,
     end_user_rate_limits: EndUserLimits,
+    semantic_cache: CacheView,
   }),
   created_at: Timestamp,
   updated_at: Timestamp,
@@ -72,6 +118,12 @@ const IncludeDeleted = Type.Optional(
   Type.Boolean({ default: false, description: 'Also return soft-deleted projects' }),
 );
 
+/** Every cache field, defaults filled in, so callers see what is in force. */
+function cacheView(stored: unknown) {
+  const parsed = parseCacheSettings(stored);
+  return parsed.ok ? parsed.value : { ...DEFAULT_CACHE_SETTINGS };
+}
+
 export function projectView(p: ProjectRecord) {
   return {
     id: p.id,
@@ -80,7 +132,12 @@ export function projectView(p: ProjectRecord) {
     slug: p.slug,
     description: p.description,
     // Unset limits read as null so that callers see every setting there is.
-    settings: { rate_limits: null, end_user_rate_limits: null, ...withDefaultSettings(p.settings) },
+    settings: {
+      rate_limits: null,
+      end_user_rate_limits: null,
+      ...withDefaultSettings(p.settings),
+      semantic_cache: cacheView(p.settings[CACHE_SETTINGS_KEY]),
+    },
     created_at: p.createdAt,
     updated_at: p.updatedAt,
     deleted_at: p.deletedAt,
@@ -143,6 +200,7 @@ const createProject = defineOperation({
   async handler({ svc, principal, body }) {
     const orgId = requireOrgKey(principal);
     const base = slugify(body.name);
+    if (body.settings) checkedCache(body.settings, undefined);
     // A concurrent create may take the same slug between the look-up and the insert: retry.
     for (let attempt = 0; attempt < 5; attempt++) {
       const taken = new Set(await svc.stores.projects.slugsLike(orgId, base));
@@ -186,6 +244,7 @@ const updateProject = defineOperation({
     const orgId = requireOrgKey(principal);
     const current = await svc.stores.projects.get(orgId, params.project_id);
     if (!current || current.deletedAt !== null) throw notFound('project', params.project_id);
+    if (body.settings) checkedCache(body.settings, current.settings[CACHE_SETTINGS_KEY]);
     const p = await svc.stores.projects.update(orgId, params.project_id, {
       name: body.name,
       description: body.description,

@@ -1,6 +1,7 @@
 // What every management operation and route handler reads: the stores, the live mirrors and the
 // writers of one gateway instance. Built by src/services.ts (the composition root).
 import type { Logger } from 'pino';
+import type { SemanticCache } from '../cache/service.ts';
 import type { Config } from '../config.ts';
 import type { SecretBox } from '../crypto/secretbox.ts';
 import type { JobRunner } from '../jobs/runner.ts';
@@ -66,6 +67,8 @@ export interface Services {
   webhooks: Webhooks;
   /** Budget spend as the limits feature counts it: status, members, rebuild after a budget changes. */
   limits: Limits;
+  /** The semantic cache: its entries in memory, purge, and the hook the proxy consults. */
+  cache: SemanticCache;
   /** Stops the mirrors, flushes the log writer and closes the database and the change bus. */
   close(): Promise<void>;
 }

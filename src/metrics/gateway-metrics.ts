@@ -51,6 +51,8 @@ export class GatewayMetrics {
   readonly #output: TallySeries<'direction'>;
   readonly #cacheRead: TallySeries<'direction'>;
   readonly #cacheWrite: TallySeries<'direction'>;
+  readonly #cacheHits: TallySeries<'result'>;
+  readonly #cacheMisses: TallySeries<'result'>;
   readonly #endpoints = new Map<Endpoint, EndpointSeries>();
   readonly #errors = new Map<string, TallySeries<'provider' | 'kind'>>();
   readonly #countFailure = (vendor: string | null, kind: string): void => this.#failure(vendor, kind);
@@ -94,6 +96,13 @@ export class GatewayMetrics {
         help: 'Cost of proxy calls at catalog list prices, in US dollars (unknown models count 0)',
       })
       .series({});
+    const lookups = metrics.tally({
+      name: 'switchyard_cache_lookups_total',
+      help: 'Chat calls that consulted the semantic cache, by result (shadow-mode would-be hits count as misses)',
+      labelNames: ['result'],
+    });
+    this.#cacheHits = lookups.series({ result: 'hit' });
+    this.#cacheMisses = lookups.series({ result: 'miss' });
     this.#upstreamErrors = metrics.tally({
       name: 'switchyard_upstream_errors_total',
       help: 'Failed upstream answers (each credential try, and streams that broke), by vendor and error kind',
@@ -140,6 +149,8 @@ export class GatewayMetrics {
     addPositive(this.#cacheRead, r.usage.cacheRead);
     addPositive(this.#cacheWrite, r.usage.cacheWrite);
     addPositive(this.#cost, r.costUsd);
+    if (r.cache === 'hit') this.#cacheHits.inc();
+    else if (r.cache === 'miss') this.#cacheMisses.inc();
     forEachUpstreamFailure(r, this.#countFailure);
   }
 

@@ -3,14 +3,13 @@
 // headers -> afterResponse hooks once the answer is out.
 import { abortedByShutdown, fromUpstream, GatewayError } from '../errors/gateway-error.ts';
 import { readSvcHeaders } from '../families/shared/svc-headers.ts';
-import type { AttemptOutcome } from '../ir/outcome.ts';
 import type { Usage } from '../ir/types.ts';
 import { computeCost, formatCostHeader } from '../providers/catalog/cost.ts';
 import { requestFacts } from '../routing/planner.ts';
 import type { ChatCall } from './call.ts';
 import type { PipelineDeps } from './deps.ts';
 import { executeChat, type Served } from './executor.ts';
-import { runAfterResponse, runBeforeAttempt, runBeforeRoute } from './hooks.ts';
+import { type HookAnswer, runAfterResponse, runBeforeAttempt, runBeforeRoute } from './hooks.ts';
 import { type CallRecord, callRecord, type RecordParts, recordParts } from './record.ts';
 import { dryRunOf, routeCall } from './route.ts';
 import type { CallKind, PipelineReply, ProxyCall, ProxyInput, RoutePlan } from './types.ts';
@@ -38,6 +37,7 @@ export function newCall(input: ProxyInput, kind: CallKind): ProxyCall {
     onEnd: undefined,
     replyHeaders: undefined,
     hookTrace: undefined,
+    cacheNote: undefined,
   };
 }
 
@@ -127,8 +127,9 @@ export async function runChat(input: ProxyInput, deps: PipelineDeps): Promise<Pi
       if (mode === 'cascade' || mode === 'parallel_judge')
         throw new GatewayError('stream_not_supported', { vars: { strategy: plan.cfg.strategy }, param: 'stream' });
     }
-    const answer = deps.hooks.beforeAttempt.length > 0 ? await runBeforeAttempt(deps.hooks, call, plan) : undefined;
-    if (answer) return respond(call, plan, hookServed(plan, answer), deps, 'HIT');
+    let answer = deps.hooks.beforeAttempt.length > 0 ? runBeforeAttempt(deps.hooks, call, plan) : undefined;
+    if (answer instanceof Promise) answer = await answer;
+    if (answer) return respond(call, plan, hookServed(plan, answer), deps, 'HIT', answer.modelUsed);
     const served = await executeChat(chat, plan, input.principal.orgId, deps.live, input.signal);
     return respond(call, plan, served, deps, 'MISS');
   } catch (err) {
@@ -138,9 +139,9 @@ export async function runChat(input: ProxyInput, deps: PipelineDeps): Promise<Pi
   }
 }
 
-function hookServed(plan: RoutePlan, outcome: AttemptOutcome): Served {
+function hookServed(plan: RoutePlan, answer: HookAnswer): Served {
   return {
-    outcome,
+    outcome: answer.outcome,
     attempts: [],
     trace: {
       policy: 'cache',
@@ -156,7 +157,14 @@ function hookServed(plan: RoutePlan, outcome: AttemptOutcome): Served {
   };
 }
 
-function respond(call: ProxyCall, plan: RoutePlan, served: Served, deps: PipelineDeps, cache: string): PipelineReply {
+function respond(
+  call: ProxyCall,
+  plan: RoutePlan,
+  served: Served,
+  deps: PipelineDeps,
+  cache: string,
+  hitModel?: string,
+): PipelineReply {
   const { target, outcome } = served;
   const requestType = call.codec.requestType;
   const headers = withCallHeaders(call, { 'x-svc-cache': cache });
@@ -164,16 +172,17 @@ function respond(call: ProxyCall, plan: RoutePlan, served: Served, deps: Pipelin
     headers['x-svc-model-used'] = target.model;
     headers['x-svc-provider-used'] = target.vendorAsSent;
     headers['x-svc-provider'] = target.vendorAsSent;
-  }
+  } else if (hitModel !== undefined) headers['x-svc-model-used'] = hitModel;
   if (plan.config) {
     headers['x-svc-config'] = plan.config.slug;
     headers['x-svc-config-version'] = String(plan.config.version);
   }
   const parts = recordParts(requestType);
   parts.target = target;
+  parts.modelUsed = hitModel;
   parts.trace = served.trace;
-  // A cache answers through a beforeAttempt hook; with none registered it was not consulted.
-  parts.cache = cache === 'HIT' ? 'hit' : deps.hooks.beforeAttempt.length > 0 ? 'miss' : null;
+  // A cache answers through a beforeAttempt hook and notes each call it looked up; others were not consulted.
+  parts.cache = cache === 'HIT' ? 'hit' : call.cacheNote !== undefined ? 'miss' : null;
   parts.healthSamples = served.samples;
   if (!outcome.ok || (!target && cache === 'MISS')) {
     // A caller who hung up before the upstream answered is logged 499, not blamed on the upstream.
@@ -201,10 +210,12 @@ function respond(call: ProxyCall, plan: RoutePlan, served: Served, deps: Pipelin
       done: () => {
         parts.status = 200;
         parts.ttfbMs = outcome.ttfbMs;
-        parts.usage = outcome.usage;
+        // A hit used no upstream tokens (its body still reports the stored answer's usage).
+        parts.usage = target ? outcome.usage : NO_USAGE;
         parts.costUsd = cost.costUsd;
         parts.error = unpriced(served, cost.known);
         parts.responseBody = outcome.bodyText ?? outcome.body;
+        if (call.chat?.collectAnswer === true && outcome.ir) parts.answer = outcome.ir;
         finish(deps, call, callRecord(call, parts));
       },
     };
@@ -219,15 +230,18 @@ function respond(call: ProxyCall, plan: RoutePlan, served: Served, deps: Pipelin
       const cost = priceOf(served, summary.usage);
       parts.status = abortedByShutdown(call.signal) ? 503 : summary.aborted ? 499 : summary.error ? 502 : 200;
       parts.ttfbMs = outcome.ttfbMs;
-      parts.usage = summary.usage;
+      parts.usage = target ? summary.usage : NO_USAGE;
       parts.costUsd = cost.costUsd;
       parts.error = summary.error ?? (summary.aborted ? { message: 'client disconnected' } : null);
       parts.responseBody = { streamed: true, text: summary.text, stop_reason: summary.stopReason ?? null };
+      if (parts.status === 200 && summary.response) parts.answer = summary.response;
       finish(deps, call, callRecord(call, parts));
       return { 'x-svc-cost-usd': formatCostHeader(cost.costUsd) };
     },
   };
 }
+
+const NO_USAGE: Usage = Object.freeze({ input: 0, output: 0 });
 
 /** The served attempt's cost plus what the other attempts of the plan cost. */
 function priceOf(served: Served, usage: Usage): { costUsd: number; known: boolean } {

@@ -1,16 +1,23 @@
 // The extension points of the request pipeline. Features (limits, cache, logs, webhooks...) register
 // here; the pipeline calls them in registration order. A stage with no hook costs one length check.
-import type { AttemptOutcome } from '../ir/outcome.ts';
+import type { JsonOutcome, StreamOutcome } from '../ir/outcome.ts';
 import type { CallRecord } from './record.ts';
 import type { ProxyCall, RoutePlan } from './types.ts';
 
+/** A call answered by a hook instead of an upstream (a cache hit). */
+export interface HookAnswer {
+  outcome: JsonOutcome | StreamOutcome;
+  /** The model that produced the answer originally, for `X-Svc-Model-Used` and the log. */
+  modelUsed: string;
+}
+
 /** Runs after decode and authorization, before routing; throws a GatewayError to refuse the call. */
 export type BeforeRouteHook = (call: ProxyCall) => void | Promise<void>;
-/** Runs before the first upstream attempt; returning an outcome answers the call without one (a cache hit). */
+/** Runs before the first upstream attempt; returning an answer answers the call without one (a cache hit). */
 export type BeforeAttemptHook = (
   call: ProxyCall,
   plan: RoutePlan,
-) => AttemptOutcome | undefined | Promise<AttemptOutcome | undefined>;
+) => HookAnswer | undefined | Promise<HookAnswer | undefined>;
 /**
  * Runs once the answer is complete: just before a JSON answer is written (so the log row is journaled
  * before the caller can see it), after the last byte of a stream. Synchronous; never awaited.
@@ -50,16 +57,41 @@ export function runBeforeRoute(hooks: PipelineHooks, call: ProxyCall, from = 0):
   }
 }
 
-export async function runBeforeAttempt(
+/**
+ * Runs the beforeAttempt hooks in order until one answers. Synchronous while the hooks are (a cache
+ * the project has not enabled answers at once), like runBeforeRoute.
+ */
+export function runBeforeAttempt(
   hooks: PipelineHooks,
   call: ProxyCall,
   plan: RoutePlan,
-): Promise<AttemptOutcome | undefined> {
-  for (const h of hooks.beforeAttempt) {
-    const answer = await h(call, plan);
+  from = 0,
+): HookAnswer | undefined | Promise<HookAnswer | undefined> {
+  const list = hooks.beforeAttempt;
+  for (let i = from; i < list.length; i++) {
+    const answer = list[i](call, plan);
+    if (answer instanceof Promise) return answer.then((a) => a ?? runBeforeAttempt(hooks, call, plan, i + 1));
     if (answer) return answer;
   }
   return undefined;
+}
+
+/**
+ * Adds work to run when the call ends (see ProxyCall.onEnd), after what earlier hooks added; one
+ * failing does not stop the next.
+ */
+export function addOnEnd(call: ProxyCall, fn: (record: CallRecord | undefined) => void): void {
+  const before = call.onEnd;
+  call.onEnd =
+    before === undefined
+      ? fn
+      : (record) => {
+          try {
+            before(record);
+          } finally {
+            fn(record);
+          }
+        };
 }
 
 /** A failing hook must not take the others (or the caller's answer) down with it. */

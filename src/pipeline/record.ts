@@ -1,5 +1,5 @@
 // What the afterResponse hooks see of a finished call: one record per call, whatever its kind.
-import type { UpstreamErrorInfo, Usage } from '../ir/types.ts';
+import type { ChatResponse, UpstreamErrorInfo, Usage } from '../ir/types.ts';
 import type { CandidateRef } from '../routing/types.ts';
 import { isEmptyObject } from '../util/json.ts';
 import type { ChatTarget } from './call.ts';
@@ -51,6 +51,8 @@ export interface RecordParts {
   status: number;
   requestType: string;
   target: ChatTarget | undefined;
+  /** The model named when no target served the call (a cache hit: the model of the stored answer). */
+  modelUsed: string | undefined;
   ttfbMs: number | undefined;
   usage: Usage | undefined;
   costUsd: number;
@@ -61,6 +63,8 @@ export interface RecordParts {
   responseBody: unknown;
   healthSamples: HealthSample[];
   cache: 'hit' | 'miss' | null;
+  /** The answer in IR form, kept only when the call asked for it (ChatCall.collectAnswer). */
+  answer: ChatResponse | null;
 }
 
 export function recordParts(requestType: string): RecordParts {
@@ -68,6 +72,7 @@ export function recordParts(requestType: string): RecordParts {
     status: 0,
     requestType,
     target: undefined,
+    modelUsed: undefined,
     ttfbMs: undefined,
     usage: undefined,
     costUsd: 0,
@@ -77,6 +82,7 @@ export function recordParts(requestType: string): RecordParts {
     responseBody: null,
     healthSamples: NO_SAMPLES,
     cache: null,
+    answer: null,
   };
 }
 
@@ -122,7 +128,7 @@ export function callRecord(call: ProxyCall, r: RecordParts): CallRecord {
     traceId: hdr.traceId ?? metaString(meta, 'trace_id'),
     conversationId: hdr.conversationId ?? metaString(meta, 'conversation_id'),
     modelRequested: call.modelRequested,
-    modelUsed: r.target?.model ?? null,
+    modelUsed: r.target?.model ?? r.modelUsed ?? null,
     provider: r.target?.vendorAsSent ?? null,
     credentialId: r.target?.credentialId ?? null,
     status: r.status,
@@ -137,6 +143,10 @@ export function callRecord(call: ProxyCall, r: RecordParts): CallRecord {
     createdAt: call.createdAt,
     healthSamples: r.healthSamples,
     cache: r.cache,
+    cacheSimilarity: call.cacheNote?.similarity ?? null,
+    savedCostUsd: call.cacheNote?.savedCostUsd ?? 0,
+    cacheShadowMatch: null,
+    answer: r.answer,
     replayOf: call.replayOf ?? null,
   };
 }

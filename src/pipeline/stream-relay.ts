@@ -4,6 +4,7 @@
 // record on both paths.
 import { abortedByShutdown, fromUpstream } from '../errors/gateway-error.ts';
 import type { StreamRelay, StreamSummary } from '../ir/outcome.ts';
+import { ResponseAssembler } from '../ir/stream-assembler.ts';
 import type { StreamEvent } from '../ir/types.ts';
 import { recordSplitter, transportError } from '../providers/http.ts';
 import type { ChatAdapter, Target } from '../providers/types.ts';
@@ -95,7 +96,43 @@ export function openStreamRelay(input: RelayInput): StreamRelay {
 
 function makeProcessor(input: RelayInput, summary: StreamSummary): Processor {
   const { call } = input;
-  if (input.passthrough) return passthroughProcessor(call.codec, summary, call.includeUsage);
+  // A cache storing this answer needs it whole, in IR form; other calls pay nothing for that.
+  const assembler = call.collectAnswer === true ? new ResponseAssembler() : undefined;
+  if (!input.passthrough) return translatingProcessor(input, summary, assembler);
+  const processor = passthroughProcessor(call.codec, summary, call.includeUsage);
+  if (!assembler) return processor;
+  // The pass-through path has no IR events of its own: decode the upstream records a second time.
+  const decoder = input.adapter.newStreamDecoder(input.target);
+  const feed = (events: StreamEvent[]): void => {
+    for (const e of events) assembler.push(e);
+  };
+  return {
+    push: (ev) => {
+      feed(decoder.push(ev));
+      return processor.push(ev);
+    },
+    end: () => {
+      feed(decoder.end());
+      const out = processor.end();
+      settle(summary, assembler);
+      return out;
+    },
+    fail: (error) => processor.fail(error),
+  };
+}
+
+/** A stream that ended without its stop event, or with an error, assembles to nothing. */
+function settle(summary: StreamSummary, assembler: ResponseAssembler): void {
+  const response = assembler.result();
+  if (response) summary.response = response;
+}
+
+function translatingProcessor(
+  input: RelayInput,
+  summary: StreamSummary,
+  assembler: ResponseAssembler | undefined,
+): Processor {
+  const { call } = input;
   const decoder = input.adapter.newStreamDecoder(input.target);
   const encoder = call.codec.streamEncoder(
     { requestId: call.requestId, created: call.created, model: input.target.model },
@@ -105,6 +142,7 @@ function makeProcessor(input: RelayInput, summary: StreamSummary): Processor {
     const out: string[] = [];
     for (const e of events) {
       observe(summary, e);
+      assembler?.push(e);
       for (const s of encoder.push(e)) out.push(s);
     }
     return out;
@@ -114,6 +152,7 @@ function makeProcessor(input: RelayInput, summary: StreamSummary): Processor {
     end: () => {
       const out = translate(decoder.end());
       for (const s of encoder.end()) out.push(s);
+      if (assembler) settle(summary, assembler);
       return out;
     },
     fail: (error) => {

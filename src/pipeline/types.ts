@@ -6,7 +6,7 @@ import type { FamilyCodec } from '../families/shared/codec.ts';
 import type { SvcExtensions } from '../families/shared/svc.ts';
 import type { SvcHeaders } from '../families/shared/svc-headers.ts';
 import type { StreamRelay, StreamSummary } from '../ir/outcome.ts';
-import type { Usage } from '../ir/types.ts';
+import type { ChatResponse, Usage } from '../ir/types.ts';
 import type { ResolvedCredential } from '../live/credentials.ts';
 import type { Principal } from '../live/principals.ts';
 import type { VendorId } from '../providers/types.ts';
@@ -66,6 +66,16 @@ export interface ProxyCall extends ProxyInput {
   replyHeaders: Record<string, string> | undefined;
   /** What hooks decided about the call, merged into its decision trace (the limit that refused it). */
   hookTrace: Record<string, unknown> | undefined;
+  /** What the cache noted about the call, copied into its record; undefined when no cache was consulted. */
+  cacheNote: CacheNote | undefined;
+}
+
+/** A cache's findings for one call (set by its beforeAttempt hook). */
+export interface CacheNote {
+  /** Hits: similarity of the entry served (1 on the exact tier). Shadow mode: of the would-be hit. */
+  similarity: number | null;
+  /** Hits: what the upstream call that produced the entry cost. */
+  savedCostUsd: number;
 }
 
 export type RoutePlan =
@@ -138,5 +148,16 @@ export interface CallRecord {
   healthSamples: HealthSample[];
   /** `hit` / `miss` when a cache hook was consulted, else null. */
   cache: 'hit' | 'miss' | null;
+  /** See CacheNote: the similarity of the entry served, or in shadow mode of the would-be hit. */
+  cacheSimilarity: number | null;
+  /** Hits: the cost of the upstream call the cached answer came from (the hit itself costs 0). */
+  savedCostUsd: number;
+  /**
+   * Shadow mode, would-be hits only: whether the fresh answer matched the cached one. Filled in by the
+   * cache's `onEnd`, which runs before the afterResponse hooks (so the log row carries it).
+   */
+  cacheShadowMatch: boolean | null;
+  /** The answer in IR form when a hook asked for it (`ChatCall.collectAnswer`): what a cache stores. */
+  answer: ChatResponse | null;
   replayOf: string | null;
 }

@@ -35,6 +35,9 @@ export const LOG_COLUMNS: ReadonlyArray<keyof RequestLogsTable> = [
   'created_at',
   'cache',
   'replay_of',
+  'saved_cost_usd',
+  'cache_similarity',
+  'cache_shadow_match',
 ];
 
 /** Positional INSERT of one row in LOG_COLUMNS order; a replayed id is ignored. */

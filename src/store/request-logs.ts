@@ -4,10 +4,13 @@ import { encodeTime } from 'ulid';
 import { fromJsonText, toJsonText } from '../util/json.ts';
 import type { Db } from './db.ts';
 import { escapeLike, likeEscaped } from './like.ts';
+import { type CacheLogStats, type CacheStatsQuery, readCacheStats } from './request-log-cache-stats.ts';
 import { LOG_COLUMNS, type LogValue } from './request-log-sqlite.ts';
 import { RollupBatch } from './rollups.ts';
 import { createRollupWriter } from './rollups-write.ts';
 import type { RequestLogsTable } from './schema.ts';
+
+export type { CacheLogStats, CacheStatsQuery } from './request-log-cache-stats.ts';
 
 export interface RequestLogRow {
   /** The request id, `req_<ulid>`. */
@@ -42,6 +45,12 @@ export interface RequestLogRow {
   cache: 'hit' | 'miss' | null;
   /** The request id this call re-ran (`POST /manage/v1/logs/{id}/replay`). */
   replayOf: string | null;
+  /** Cache hits: what the upstream call behind the served entry cost (the hit itself costs 0). */
+  savedCostUsd: number;
+  /** Similarity of the entry served (1 on the exact tier), or in shadow mode of the would-be hit. */
+  cacheSimilarity: number | null;
+  /** Shadow mode's would-be hits: whether the fresh answer matched the cached one. */
+  cacheShadowMatch: boolean | null;
 }
 
 export interface LogFilters {
@@ -79,6 +88,8 @@ export interface RequestLogStore {
    * are rebuilt from. `member` groups by one identity column (or the tags text); `where` narrows.
    */
   spendSince(q: SpendQuery): Promise<Array<{ member: string | null; model: string | null; costUsd: number }>>;
+  /** One project's semantic-cache stats (hits, misses, money saved, similarity histograms). */
+  cacheStats(q: CacheStatsQuery): Promise<CacheLogStats>;
   /**
    * Retention: deletes up to `limit` rows created before `rowsBefore` and empties the bodies of up
    * to `limit` rows created before `bodiesBefore`; returns how many of each it touched.
@@ -95,6 +106,8 @@ export interface SpendQuery {
   member: 'project_id' | 'api_key_id' | 'end_user' | 'tags' | null;
   where?: { projectId?: string; apiKeyId?: string; endUser?: string };
 }
+
+const flag = (v: boolean | null): number | null => (v === null ? null : v ? 1 : 0);
 
 function toTable(r: RequestLogRow): RequestLogsTable {
   return {
@@ -127,6 +140,9 @@ function toTable(r: RequestLogRow): RequestLogsTable {
     // Rows journaled by an older version lack the newer fields.
     cache: r.cache ?? null,
     replay_of: r.replayOf ?? null,
+    saved_cost_usd: r.savedCostUsd ?? 0,
+    cache_similarity: r.cacheSimilarity ?? null,
+    cache_shadow_match: flag(r.cacheShadowMatch ?? null),
   };
 }
 
@@ -161,6 +177,9 @@ function fromTable(t: RequestLogsTable): RequestLogRow {
     createdAt: t.created_at,
     cache: t.cache === 'hit' || t.cache === 'miss' ? t.cache : null,
     replayOf: t.replay_of,
+    savedCostUsd: Number(t.saved_cost_usd),
+    cacheSimilarity: t.cache_similarity === null ? null : Number(t.cache_similarity),
+    cacheShadowMatch: t.cache_shadow_match === null ? null : Number(t.cache_shadow_match) === 1,
   };
 }
 
@@ -174,7 +193,7 @@ export function requestIdAt(iso: string): string {
 
 const STATUS_RANGES = { '2xx': [200, 299], '4xx': [400, 499], '5xx': [500, 599] } as const;
 
-// Both dialects cap bound parameters per statement; 26 columns x 200 rows stays well under them.
+// Both dialects cap bound parameters per statement; 31 columns x 200 rows stays well under them.
 const INSERT_CHUNK = 200;
 
 /** A row as the values of LOG_COLUMNS, in order (what SQLITE_LOG_INSERT binds). */
@@ -226,6 +245,9 @@ export function createRequestLogStore(db: Db): RequestLogStore {
         model: r.model_requested,
         costUsd: Number(r.cost ?? 0),
       }));
+    },
+    cacheStats(q) {
+      return readCacheStats(db, q, q.since === undefined ? undefined : requestIdAt(q.since));
     },
     async get(orgId, id) {
       const r = await db

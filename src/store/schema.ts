@@ -85,6 +85,12 @@ export interface RequestLogsTable {
   cache: string | null;
   /** The request id a replay re-ran. */
   replay_of: string | null;
+  /** Cache hits: what the upstream call behind the served entry cost (migration 090). */
+  saved_cost_usd: number;
+  /** Similarity of the entry served, or in shadow mode of the would-be hit. */
+  cache_similarity: number | null;
+  /** Shadow mode's would-be hits: 1 when the fresh answer matched the cached one, else 0. */
+  cache_shadow_match: number | null;
   created_at: string;
 }
 

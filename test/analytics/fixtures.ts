@@ -50,6 +50,9 @@ export function logRow(over: Partial<RequestLogRow>): RequestLogRow {
     createdAt: new Date(T0).toISOString(),
     cache: null,
     replayOf: null,
+    savedCostUsd: 0,
+    cacheSimilarity: null,
+    cacheShadowMatch: null,
     ...over,
   };
 }

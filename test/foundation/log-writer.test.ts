@@ -36,6 +36,9 @@ function row(orgId: string): RequestLogRow {
     createdAt: new Date().toISOString(),
     cache: null,
     replayOf: null,
+    savedCostUsd: 0,
+    cacheSimilarity: null,
+    cacheShadowMatch: null,
   };
 }
 

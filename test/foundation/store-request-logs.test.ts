@@ -36,6 +36,9 @@ function row(over: Partial<RequestLogRow>): RequestLogRow {
     createdAt: new Date().toISOString(),
     cache: null,
     replayOf: null,
+    savedCostUsd: 0,
+    cacheSimilarity: null,
+    cacheShadowMatch: null,
     ...over,
   };
 }

@@ -29,6 +29,10 @@ export function callRecord(over: Partial<CallRecord> = {}): CallRecord {
     createdAt: 0,
     healthSamples: [],
     cache: null,
+    cacheSimilarity: null,
+    savedCostUsd: 0,
+    cacheShadowMatch: null,
+    answer: null,
     replayOf: null,
     ...over,
   };

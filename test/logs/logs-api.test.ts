@@ -24,6 +24,9 @@ interface Summary {
   conversation_id: string | null;
   cache: string | null;
   replay_of: string | null;
+  saved_cost_usd: number;
+  cache_similarity: number | null;
+  cache_shadow_match: boolean | null;
 }
 interface Page {
   data: Summary[];
@@ -114,6 +117,9 @@ describe('list', () => {
     assert.equal(tagged.conversation_id, 'conv-7');
     assert.equal(tagged.end_user, 'user-9');
     assert.equal(tagged.cache, null, 'no cache is configured');
+    assert.equal(tagged.saved_cost_usd, 0);
+    assert.equal(tagged.cache_similarity, null);
+    assert.equal(tagged.cache_shadow_match, null);
     for (const k of [
       'created_at',
       'model_requested',

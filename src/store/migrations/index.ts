@@ -9,6 +9,7 @@ import * as m050 from './050_jobs.ts';
 import * as m060 from './060_webhooks.ts';
 import * as m070 from './070_budgets.ts';
 import * as m080 from './080_cache_entries.ts';
+import * as m090 from './090_request_log_cache.ts';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -20,6 +21,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '060_webhooks': m060,
   '070_budgets': m070,
   '080_cache_entries': m080,
+  '090_request_log_cache': m090,
 };
 
 /**

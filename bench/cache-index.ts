@@ -1,0 +1,293 @@
+// Semantic cache index at partition scale: builds one PartitionIndex (src/cache/partition-index.ts)
+// of N LocalEmbedder vectors of generated prompts through add() (as the cache fills it), then times
+// look-ups (embedding and search separately) over a mix of queries, and checks recall@1 against the
+// exact FlatIndex scan on a sample. Several --ef values are measured on one build, to tune it.
+//
+//   node --import tsx bench/cache-index.ts [--entries 100000] [--dims 256] [--queries 2000]
+//     [--recall 1000] [--m 16] [--ef-construction 64] [--ef 32,64,128] [--exact-below 1000] [--seed 1]
+import { parseArgs } from 'node:util';
+import { FlatIndex, type Neighbour } from '../src/cache/flat-index.ts';
+import { LocalEmbedder } from '../src/cache/local-embedder.ts';
+import { PARTITION_INDEX_DEFAULTS, PartitionIndex } from '../src/cache/partition-index.ts';
+import { percentile } from './stats.ts';
+
+const { values } = parseArgs({
+  options: {
+    entries: { type: 'string', default: '100000' },
+    dims: { type: 'string', default: '256' },
+    queries: { type: 'string', default: '2000' },
+    recall: { type: 'string', default: '1000' },
+    m: { type: 'string', default: String(PARTITION_INDEX_DEFAULTS.m) },
+    'ef-construction': { type: 'string', default: String(PARTITION_INDEX_DEFAULTS.efConstruction) },
+    ef: { type: 'string', default: String(PARTITION_INDEX_DEFAULTS.ef) },
+    'exact-below': { type: 'string', default: String(PARTITION_INDEX_DEFAULTS.exactBelow) },
+    seed: { type: 'string', default: '1' },
+  },
+});
+
+function positive(flag: string, raw: string): number {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--${flag} must be a positive integer, got "${raw}"`);
+  return n;
+}
+
+const entries = positive('entries', values.entries);
+const dims = positive('dims', values.dims);
+const queryCount = positive('queries', values.queries);
+const recallCount = Math.min(positive('recall', values.recall), queryCount);
+const efs = values.ef.split(',').map((s) => positive('ef', s.trim()));
+const tuning = {
+  m: positive('m', values.m),
+  efConstruction: positive('ef-construction', values['ef-construction']),
+  exactBelow: positive('exact-below', values['exact-below']),
+  ef: efs[0],
+};
+
+const log = (msg: string) => process.stderr.write(`${msg}\n`);
+const rssMb = () => process.memoryUsage().rss / 1048576;
+const fmtMs = (n: number) => (n < 10 ? n.toFixed(3) : n.toFixed(0));
+
+/** mulberry32: seeded, so two runs see the same prompts. */
+function rng(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const words = (s: string) => s.split(' ');
+const VOCAB: Record<string, string[]> = {
+  noun: words(
+    'invoice account password router database table query server bucket file folder image photo video song ' +
+      'playlist recipe cake salad soup garden tomato plant dog cat horse bike car engine battery charger laptop ' +
+      'phone screen keyboard printer meeting calendar budget report spreadsheet chart contract lease mortgage ' +
+      'loan tax refund flight hotel ticket passport visa train bus map museum beach mountain river lake forest ' +
+      'essay poem story novel chapter letter resume interview salary promotion manager team project deadline ' +
+      'bug feature release branch commit test function class variable loop array string regex api endpoint ' +
+      'token cookie session cache queue worker thread process container cluster kernel driver firmware backup ' +
+      'warranty refund subscription order package delivery shipment customer supplier product price discount',
+  ),
+  verb: words(
+    'fix install update delete rename export import convert merge split sort filter reset restore encrypt ' +
+      'compress deploy debug test refactor optimize schedule cancel book translate summarize explain compare ' +
+      'describe review write draft rewrite shorten format validate parse measure estimate calculate clean ' +
+      'paint repair replace connect configure migrate monitor share sync upload download print scan',
+  ),
+  adj: words(
+    'quick simple cheap secure slow broken new old large small healthy spicy vegan formal friendly polite ' +
+      'urgent short detailed funny serious modern classic quiet noisy remote local private public weekly ' +
+      'monthly annual free premium safe legal reliable portable wireless cloudy sunny rainy cold warm',
+  ),
+  name: words(
+    'Alice Bob Carol David Emma Frank Grace Henry Irene Jack Karen Liam Maria Noah Olivia Peter Quinn Rosa ' +
+      'Sam Tina Umar Vera Walter Xena Yusuf Zoe Ahmed Bianca Chen Dmitri Elena Fatima Giorgio Hana Ivan Julia',
+  ),
+  city: words(
+    'Paris London Berlin Madrid Rome Lisbon Vienna Prague Warsaw Oslo Dublin Athens Cairo Nairobi Lagos Tokyo ' +
+      'Osaka Seoul Beijing Shanghai Delhi Mumbai Sydney Melbourne Auckland Toronto Montreal Chicago Boston Denver Austin Lima',
+  ),
+  lang: words('Python JavaScript TypeScript Rust Go Java Kotlin Swift Ruby PHP C++ Haskell Elixir Scala SQL Bash'),
+  language: words('French German Spanish Italian Portuguese Dutch Polish Japanese Korean Chinese Hindi Arabic Turkish'),
+  month: words('January February March April May June July August September October November December'),
+  unit: words('miles kilometers pounds kilograms liters gallons inches centimeters celsius fahrenheit ounces grams'),
+  topic: words(
+    'photosynthesis inflation recursion gravity vaccines blockchain democracy evolution entropy tides ' +
+      'compound_interest black_holes neural_networks supply_chains plate_tectonics the_immune_system',
+  ),
+};
+
+const TEMPLATES = [
+  'How do I {verb} a {noun} in {lang}?',
+  'What is the difference between a {noun} and a {noun} in {lang}?',
+  'Write a {adj} email to {name} about the {noun} for order {num}.',
+  'Summarize the {adj} {noun} report for {month} {year}.',
+  'Translate "the {adj} {noun} is {adj}" into {language}.',
+  'Give me {small} ideas for a {adj} {noun} in {city}.',
+  'Why does my {noun} {verb} itself when I {verb} the {noun}?',
+  'Explain {topic} to a {small}-year-old.',
+  'Fix this error: cannot {verb} {noun} at line {num} in {noun}.{lang}',
+  'What is {num} times {num}?',
+  'Is {num} a prime number?',
+  'Plan a {small}-day trip to {city} with a budget of {num} dollars.',
+  'Convert {num} {unit} to {unit}.',
+  'Write a haiku about a {adj} {noun}.',
+  'Customer {name} asks: where is my order #{num}? It was due on {month} {day}.',
+  'Draft a reply to ticket {num}: the {noun} is {adj} and the {noun} will not {verb}.',
+  'List the {small} most {adj} {noun}s in {city}.',
+  'Write a SQL query that selects every {noun} where {noun}_id = {num}.',
+  'Can you {verb} my {noun} and {verb} the {adj} {noun} before {month} {day}?',
+  'You are a {adj} assistant. {name} wants to {verb} the {noun} in {city}; what should {name} do first?',
+];
+
+function makePrompter(next: () => number): () => string {
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)];
+  const fill = (slot: string): string => {
+    if (slot === 'num') return String(Math.floor(next() * 100_000));
+    if (slot === 'small') return String(2 + Math.floor(next() * 9));
+    if (slot === 'year') return String(2015 + Math.floor(next() * 12));
+    if (slot === 'day') return String(1 + Math.floor(next() * 28));
+    return pick(VOCAB[slot]).replaceAll('_', ' ');
+  };
+  return () => pick(TEMPLATES).replace(/\{(\w+)\}/g, (_, slot: string) => fill(slot));
+}
+
+type QueryKind = 'variant' | 'edited' | 'unrelated';
+interface Query {
+  kind: QueryKind;
+  text: string;
+}
+
+/** Case, punctuation and spacing changes: the same normalised text, so the same vector. */
+function variant(text: string, next: () => number): string {
+  const r = next();
+  if (r < 0.25) return text.toLowerCase().replace(/[?.!]$/, '');
+  if (r < 0.5) return text.toUpperCase();
+  if (r < 0.75) return `  ${text.replaceAll(' ', '  ')}!!`;
+  return text.replace(/\b\w/g, (c) => c.toUpperCase()).replace(/[?.]$/, ' ?');
+}
+
+/** One word dropped or two letters swapped: close to the original, not identical. */
+function edited(text: string, next: () => number): string {
+  const ws = text.split(' ');
+  const i = Math.floor(next() * ws.length);
+  if (next() < 0.5 && ws.length > 3) ws.splice(i, 1);
+  else if (ws[i].length > 3) ws[i] = `${ws[i][0]}${ws[i][2]}${ws[i][1]}${ws[i].slice(3)}`;
+  return ws.join(' ');
+}
+
+function timed<T>(f: () => T): [T, number] {
+  const t = performance.now();
+  const r = f();
+  return [r, performance.now() - t];
+}
+
+const summary = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return { p50: percentile(s, 50), p99: percentile(s, 99), max: s[s.length - 1] };
+};
+
+const sameAnswer = (got: Neighbour | undefined, want: Neighbour | undefined) =>
+  got?.id === want?.id || (got !== undefined && want !== undefined && got.similarity >= want.similarity - 1e-6);
+
+function main(): void {
+  const next = rng(positive('seed', values.seed));
+  const prompt = makePrompter(next);
+  const embedder = new LocalEmbedder(dims);
+
+  log(`generating ${entries} prompts and ${queryCount} queries`);
+  const unique = new Set<string>();
+  while (unique.size < entries) unique.add(prompt());
+  const prompts = [...unique];
+  const queries: Query[] = [];
+  while (queries.length < queryCount) {
+    const r = next();
+    const stored = prompts[Math.floor(next() * prompts.length)];
+    if (r < 0.4) queries.push({ kind: 'variant', text: variant(stored, next) });
+    else if (r < 0.6) queries.push({ kind: 'edited', text: edited(stored, next) });
+    else {
+      const fresh = prompt();
+      if (!unique.has(fresh)) queries.push({ kind: 'unrelated', text: fresh });
+    }
+  }
+
+  const [vectors, embedAllMs] = timed(() => prompts.map((p) => embedder.embedOne(p)));
+  log(`embedded ${entries} prompts in ${(embedAllMs / 1000).toFixed(1)} s`);
+
+  const rssBefore = rssMb();
+  const index = new PartitionIndex(dims, tuning);
+  const addMs: number[] = [];
+  let graphAt = -1;
+  const buildStart = performance.now();
+  for (let i = 0; i < entries; i++) {
+    const t = performance.now();
+    index.add(`e${i}`, vectors[i]);
+    addMs.push(performance.now() - t);
+    if (graphAt < 0 && index.phase === 'graph') graphAt = i + 1;
+    if ((i + 1) % 10_000 === 0) log(`  added ${i + 1} (${((performance.now() - buildStart) / 1000).toFixed(1)} s)`);
+  }
+  const buildMs = performance.now() - buildStart;
+  const rssAfter = rssMb();
+
+  const runs = efs.map((ef) => {
+    index.ef = ef;
+    for (let i = 0; i < Math.min(200, queries.length); i++) index.nearest(embedder.embedOne(queries[i].text));
+    const embed: number[] = [];
+    const search: number[] = [];
+    const total: number[] = [];
+    const answers: (Neighbour | undefined)[] = [];
+    for (const q of queries) {
+      const t0 = performance.now();
+      const v = embedder.embedOne(q.text);
+      const t1 = performance.now();
+      answers.push(index.nearest(v));
+      const t2 = performance.now();
+      embed.push(t1 - t0);
+      search.push(t2 - t1);
+      total.push(t2 - t0);
+    }
+    log(`  ef=${ef}: search p99 ${fmtMs(summary(search).p99)} ms`);
+    return { ef, embed: summary(embed), search: summary(search), total: summary(total), answers };
+  });
+
+  log(`exact answers for ${recallCount} queries (flat scan of ${entries})`);
+  const flat = new FlatIndex(dims, entries);
+  for (let i = 0; i < entries; i++) flat.add(`e${i}`, vectors[i]);
+  const truth: (Neighbour | undefined)[] = [];
+  const flatMs: number[] = [];
+  for (let i = 0; i < recallCount; i++) {
+    const [answer, ms] = timed(() => flat.nearest(embedder.embedOne(queries[i].text)));
+    truth.push(answer);
+    flatMs.push(ms);
+  }
+
+  const kinds: QueryKind[] = ['variant', 'edited', 'unrelated'];
+  const recall = (answers: (Neighbour | undefined)[], kind?: QueryKind): string => {
+    let hits = 0;
+    let n = 0;
+    for (let i = 0; i < recallCount; i++) {
+      if (kind && queries[i].kind !== kind) continue;
+      n++;
+      if (sameAnswer(answers[i], truth[i])) hits++;
+    }
+    return n === 0 ? '-' : (hits / n).toFixed(4);
+  };
+  const counts = kinds.map((k) => `${queries.slice(0, recallCount).filter((q) => q.kind === k).length} ${k}`);
+
+  const adds = summary(addMs);
+  const flatSearch = summary(flatMs);
+  const out = [
+    `## PartitionIndex: ${entries} x ${dims}, M=${tuning.m}, efConstruction=${tuning.efConstruction}, exactBelow=${tuning.exactBelow}`,
+    '',
+    `build ${(buildMs / 1000).toFixed(1)} s through add() (embedding excluded: ${(embedAllMs / 1000).toFixed(1)} s); ` +
+      `add p50 ${fmtMs(adds.p50)} / p99 ${fmtMs(adds.p99)} / max ${fmtMs(adds.max)} ms; graph complete at entry ${graphAt}`,
+    `RSS ${rssBefore.toFixed(0)} -> ${rssAfter.toFixed(0)} MB (+${(rssAfter - rssBefore).toFixed(0)} MB for the index; ` +
+      `vectors alone ${((entries * dims * 4) / 1048576).toFixed(0)} MB)`,
+    `flat scan (reference): p50 ${fmtMs(flatSearch.p50)} / p99 ${fmtMs(flatSearch.p99)} ms per query`,
+    `${queryCount} queries timed; recall@1 vs the flat scan on the first ${recallCount} (${counts.join(', ')})`,
+    '',
+    '| ef | embed p50 | embed p99 | search p50 | search p99 | search max | total p50 | total p99 | recall | variant | edited | unrelated |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    ...runs.map(
+      (r) =>
+        `| ${[
+          r.ef,
+          fmtMs(r.embed.p50),
+          fmtMs(r.embed.p99),
+          fmtMs(r.search.p50),
+          fmtMs(r.search.p99),
+          fmtMs(r.search.max),
+          fmtMs(r.total.p50),
+          fmtMs(r.total.p99),
+          recall(r.answers),
+          ...kinds.map((k) => recall(r.answers, k)),
+        ].join(' | ')} |`,
+    ),
+    '',
+    'Times in ms.',
+  ];
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
+main();

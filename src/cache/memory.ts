@@ -1,0 +1,139 @@
+// The cache entries of this instance, in memory: the proxy path reads them and nothing else (no
+// storage I/O while a call waits). An exact map keyed by (tenant, exact key), one nearest-neighbour
+// index per semantic partition, and per project a Map in least-recently-used order (a JS Map keeps
+// insertion order, so a hit re-inserts its entry at the end and eviction takes from the front).
+// The store (store/cache-entries.ts) is the durable copy these are rebuilt from.
+import type { ChatResponse } from '../ir/types.ts';
+import { PartitionIndex } from './partition-index.ts';
+
+export interface MemEntry {
+  /** tenant + "\n" + exact key: unique, like the store's (tenant, exact_key). */
+  key: string;
+  projectId: string;
+  tenant: string;
+  exactKey: string;
+  partitionKey: string;
+  /** The model as requested (raw name or `@slug`). */
+  model: string;
+  /** Which vector space `vector` is in; null with the vector when only the exact tier serves it. */
+  embedder: string | null;
+  vector: Float32Array | null;
+  answer: ChatResponse;
+  /** max_tokens of the request that produced the answer (fitsMaxTokens). */
+  maxTokens: number | undefined;
+  costUsd: number;
+  createdAt: number;
+  expiresAt: number;
+  /** The store row's id once written (touches and deletes go by it). */
+  storeId: string | undefined;
+}
+
+export const entryKey = (tenant: string, exactKey: string): string => `${tenant}\n${exactKey}`;
+
+/** The index a vector goes to: one per partition and vector space (two embedders never mix). */
+const indexKey = (partitionKey: string, embedder: string): string => `${partitionKey}\n${embedder}`;
+
+export class CacheMemory {
+  readonly #byKey = new Map<string, MemEntry>();
+  readonly #byProject = new Map<string, Map<string, MemEntry>>();
+  readonly #indexes = new Map<string, PartitionIndex>();
+
+  get size(): number {
+    return this.#byKey.size;
+  }
+
+  count(projectId: string): number {
+    return this.#byProject.get(projectId)?.size ?? 0;
+  }
+
+  exact(key: string): MemEntry | undefined {
+    return this.#byKey.get(key);
+  }
+
+  /** The nearest entry of the partition in that vector space, with its similarity. */
+  nearest(
+    partitionKey: string,
+    embedder: string,
+    vector: Float32Array,
+  ): { entry: MemEntry; similarity: number } | undefined {
+    const index = this.#indexes.get(indexKey(partitionKey, embedder));
+    if (index === undefined || index.dimensions !== vector.length) return undefined;
+    const n = index.nearest(vector);
+    if (n === undefined) return undefined;
+    const entry = this.#byKey.get(n.id);
+    return entry === undefined ? undefined : { entry, similarity: n.similarity };
+  }
+
+  /**
+   * Adds or replaces the entry with the same key; returns the entries evicted to keep the project at
+   * `maxEntries` (least recently used first), for the caller to delete from the store.
+   */
+  add(entry: MemEntry, maxEntries: number): MemEntry[] {
+    const old = this.#byKey.get(entry.key);
+    if (old !== undefined) {
+      this.remove(old);
+      if (entry.storeId === undefined) entry.storeId = old.storeId;
+    }
+    this.#byKey.set(entry.key, entry);
+    let lru = this.#byProject.get(entry.projectId);
+    if (lru === undefined) {
+      lru = new Map();
+      this.#byProject.set(entry.projectId, lru);
+    }
+    lru.set(entry.key, entry);
+    if (entry.vector !== null && entry.embedder !== null) {
+      const k = indexKey(entry.partitionKey, entry.embedder);
+      let index = this.#indexes.get(k);
+      if (index === undefined || index.dimensions !== entry.vector.length) {
+        index = new PartitionIndex(entry.vector.length);
+        this.#indexes.set(k, index);
+      }
+      index.add(entry.key, entry.vector);
+    }
+    const evicted: MemEntry[] = [];
+    for (const oldest of lru.values()) {
+      if (lru.size <= maxEntries) break;
+      this.remove(oldest);
+      evicted.push(oldest);
+    }
+    return evicted;
+  }
+
+  /** A hit: the entry becomes the project's most recently used. */
+  touch(entry: MemEntry): void {
+    const lru = this.#byProject.get(entry.projectId);
+    if (lru === undefined || !lru.delete(entry.key)) return;
+    lru.set(entry.key, entry);
+  }
+
+  remove(entry: MemEntry): void {
+    if (this.#byKey.get(entry.key) !== entry) return;
+    this.#byKey.delete(entry.key);
+    const lru = this.#byProject.get(entry.projectId);
+    lru?.delete(entry.key);
+    if (lru?.size === 0) this.#byProject.delete(entry.projectId);
+    if (entry.vector !== null && entry.embedder !== null) {
+      const k = indexKey(entry.partitionKey, entry.embedder);
+      const index = this.#indexes.get(k);
+      index?.remove(entry.key);
+      if (index?.size === 0) this.#indexes.delete(k);
+    }
+  }
+
+  /** Drops every entry of the project; returns how many there were. */
+  purgeProject(projectId: string): number {
+    const lru = this.#byProject.get(projectId);
+    if (lru === undefined) return 0;
+    const entries = [...lru.values()];
+    for (const e of entries) this.remove(e);
+    return entries.length;
+  }
+
+  /** Drops the entries expired at `now`; returns them. */
+  expire(now: number): MemEntry[] {
+    const gone: MemEntry[] = [];
+    for (const e of this.#byKey.values()) if (e.expiresAt <= now) gone.push(e);
+    for (const e of gone) this.remove(e);
+    return gone;
+  }
+}

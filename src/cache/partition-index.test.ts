@@ -1,0 +1,188 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { cosine } from './embedder.ts';
+import { FlatIndex } from './flat-index.ts';
+import { PartitionIndex, type PartitionPhase } from './partition-index.ts';
+
+/** mulberry32: seeded, so a failure reproduces. */
+function rng(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const randomVector = (next: () => number, d: number) => Float32Array.from({ length: d }, () => next() * 2 - 1);
+
+/**
+ * What an approximate answer must satisfy whatever the graph looks like: it names a live entry, with
+ * the similarity of that entry's current vector (a stale or removed vector would show here).
+ */
+function assertLive(got: ReturnType<PartitionIndex['nearest']>, truth: Map<string, Float32Array>, q: Float32Array) {
+  assert.ok(got, 'an answer from a populated index');
+  const v = truth.get(got.id);
+  assert.ok(v, `${got.id} is not a live entry`);
+  assert.ok(Math.abs(cosine(q, v) - got.similarity) < 1e-5, `${got.id}: similarity of an outdated vector`);
+}
+
+test('on random vectors the graph finds every stored vector and nearly every true neighbour', () => {
+  const next = rng(42);
+  const d = 32;
+  const index = new PartitionIndex(d, { exactBelow: 100 });
+  const reference = new FlatIndex(d);
+  const stored: Float32Array[] = [];
+  for (let i = 0; i < 3000; i++) {
+    const v = randomVector(next, d);
+    stored.push(v);
+    index.add(`e${i}`, v);
+    reference.add(`e${i}`, v);
+  }
+  assert.equal(index.phase, 'graph');
+  assert.equal(index.size, 3000);
+  for (let i = 0; i < stored.length; i += 7) {
+    const hit = index.nearest(stored[i].map((x) => x * 2.5));
+    assert.equal(hit?.id, `e${i}`);
+    assert.ok(Math.abs((hit?.similarity ?? 0) - 1) < 1e-6 && (hit?.similarity ?? 2) <= 1);
+  }
+  let agree = 0;
+  const queries = 500;
+  for (let i = 0; i < queries; i++) {
+    const q = randomVector(next, d);
+    const got = index.nearest(q);
+    const want = reference.nearest(q);
+    if (got?.id === want?.id) agree++;
+    else assert.ok(got && want && got.similarity <= want.similarity + 1e-6, 'never better than exact');
+  }
+  // 32 random dimensions are a hard case for a graph (no structure); real embeddings do better.
+  assert.ok(agree / queries >= 0.95, `recall@1 ${agree / queries}`);
+});
+
+test('adds, replacements and removals stay consistent through every phase', () => {
+  const next = rng(7);
+  const d = 16;
+  const index = new PartitionIndex(d, { exactBelow: 60, buildInsertsPerAdd: 1 });
+  const reference = new FlatIndex(d);
+  const truth = new Map<string, Float32Array>();
+  const phases = new Set<PartitionPhase>();
+  // Grows to ~250 entries, shrinks to a handful (back to exact), then grows again.
+  const ids = (step: number) => (step < 2500 || step >= 4000 ? 300 : 20);
+  for (let step = 0; step < 6000; step++) {
+    const r = next();
+    const id = `e${Math.floor(next() * ids(step))}`;
+    const removeShare = step >= 2500 && step < 4000 ? 0.6 : 0.15;
+    if (r < 0.75 - removeShare) {
+      const v = randomVector(next, d);
+      index.add(id, v);
+      reference.add(id, v);
+      truth.set(id, v);
+    } else if (r < 0.75) {
+      const gone = truth.get(id);
+      assert.equal(index.remove(id), truth.delete(id), `step ${step}`);
+      reference.remove(id);
+      if (gone && truth.size > 0) assert.notEqual(index.nearest(gone)?.id, id, 'a removed id is never returned');
+    } else {
+      const q = next() < 0.5 ? randomVector(next, d) : [...truth.values()][Math.floor(next() * truth.size)];
+      if (!q) continue;
+      const got = index.nearest(q);
+      if (index.phase === 'graph') assertLive(got, truth, q);
+      else assert.deepEqual(got, reference.nearest(q), `step ${step}: exact while ${index.phase}`);
+    }
+    assert.equal(index.size, truth.size);
+    assert.equal(index.has(id), truth.has(id));
+    phases.add(index.phase);
+  }
+  assert.deepEqual([...phases].sort(), ['building', 'exact', 'graph']);
+  for (const [id, v] of truth) assert.equal(index.nearest(v)?.id, id, 'every live entry finds itself');
+});
+
+test('a build in progress answers exactly and misses nothing changed meanwhile; step() finishes it', () => {
+  const next = rng(3);
+  const d = 24;
+  const index = new PartitionIndex(d, { exactBelow: 200, buildInsertsPerAdd: 1 });
+  const truth = new Map<string, Float32Array>();
+  const put = (id: string) => {
+    const v = randomVector(next, d);
+    index.add(id, v);
+    truth.set(id, v);
+  };
+  for (let i = 0; i < 200; i++) put(`e${i}`);
+  assert.equal(index.phase, 'building');
+  // Each add inserts one entry and queues one: the build does not catch up on its own here.
+  for (let i = 200; i < 260; i++) put(`e${i}`);
+  const replaced = truth.get('e5');
+  assert.ok(replaced);
+  put('e5'); // already in the graph: requeued with its new vector
+  put('e250'); // still queued: its new vector is the one inserted
+  for (const id of ['e1', 'e150', 'e255']) {
+    assert.ok(index.remove(id));
+    truth.delete(id);
+  }
+  assert.equal(index.phase, 'building');
+  for (const [id, v] of truth) assert.equal(index.nearest(v)?.id, id);
+
+  let calls = 0;
+  while (index.step(1)) calls++;
+  assert.ok(calls > 0);
+  assert.equal(index.phase, 'graph');
+  assert.equal(index.size, truth.size);
+  for (const [id, v] of truth) {
+    const hit = index.nearest(v);
+    assert.equal(hit?.id, id);
+    assert.ok(Math.abs((hit?.similarity ?? 0) - 1) < 1e-6);
+  }
+  assert.ok((index.nearest(replaced)?.similarity ?? 1) < 0.99, 'the old vector of e5 is gone');
+  for (const id of ['e1', 'e150', 'e255']) assert.ok(!index.has(id));
+  assert.equal(index.step(5), false, 'nothing left to do');
+});
+
+test('capacity doubles as the graph grows, slots of removed entries are reused, shrinking returns to exact', () => {
+  const next = rng(11);
+  const d = 8;
+  const index = new PartitionIndex(d, { exactBelow: 8 });
+  assert.equal(index.capacity, 0);
+  for (let i = 0; i < 1000; i++) index.add(`e${i}`, randomVector(next, d));
+  assert.equal(index.phase, 'graph');
+  assert.equal(index.capacity, 1024);
+  for (let round = 0; round < 5; round++) {
+    for (let i = 0; i < 500; i++) assert.ok(index.remove(`e${round * 500 + i}`));
+    for (let i = 0; i < 500; i++) index.add(`e${1000 + round * 500 + i}`, randomVector(next, d));
+  }
+  assert.equal(index.size, 1000);
+  assert.equal(index.capacity, 1024, 'churn does not grow the graph');
+
+  const live = Array.from({ length: 1000 }, (_, i) => `e${2500 + i}`);
+  const kept = randomVector(next, d);
+  index.add(live[0], kept);
+  for (const id of live.slice(1, 997)) index.remove(id);
+  assert.equal(index.phase, 'graph', '4 entries: not yet below half the threshold');
+  index.remove(live[997]);
+  assert.equal(index.phase, 'exact');
+  assert.equal(index.capacity, 0);
+  assert.equal(index.size, 3);
+  const hit = index.nearest(kept);
+  assert.equal(hit?.id, live[0], 'vectors read back from the graph');
+  assert.ok(Math.abs((hit?.similarity ?? 0) - 1) < 1e-6);
+});
+
+test('the zero vector matches nothing; a wrong size or setting is refused', () => {
+  for (const exactBelow of [100, 1]) {
+    const index = new PartitionIndex(3, { exactBelow });
+    assert.equal(index.nearest(Float32Array.from([1, 0, 0])), undefined, 'empty');
+    index.add('a', Float32Array.from([1, 0, 0]));
+    index.add('zero', new Float32Array(3));
+    assert.equal(index.phase, exactBelow === 1 ? 'graph' : 'exact');
+    assert.equal(index.nearest(new Float32Array(3)), undefined);
+    assert.equal(index.nearest(Float32Array.from([-1, 0, 0]))?.id, 'zero', 'similarity 0 beats -1');
+    assert.throws(() => index.add('b', new Float32Array(4)), /expected 3 dimensions/);
+    assert.throws(() => index.nearest(new Float32Array(2)), /expected 3 dimensions/);
+    assert.ok(index.remove('a') && index.remove('zero'));
+    assert.equal(index.nearest(Float32Array.from([1, 0, 0])), undefined, 'emptied');
+  }
+  assert.throws(() => new PartitionIndex(0), /positive integer/);
+  assert.throws(() => new PartitionIndex(4, { m: 0 }), /m must be/);
+  assert.throws(() => {
+    new PartitionIndex(4).ef = 1.5;
+  }, /ef must be/);
+});

@@ -1,0 +1,302 @@
+// Nearest-neighbour index of one partition (see flat-index.ts) that stays fast at 100,000 entries.
+// Small partitions are scanned exactly (FlatIndex): below a few thousand entries a scan costs well
+// under a millisecond and has perfect recall. Larger ones use an HNSW graph (hnswlib, inner-product
+// space over unit vectors, so similarity = 1 - distance).
+//
+// Building the graph for the entries already there is the expensive part (tens of microseconds to a
+// millisecond per insert), so it is never done in one go: crossing the threshold starts a build, and
+// every add() then inserts a few entries (`buildInsertsPerAdd`), and step(budgetMs) inserts for up to
+// a time budget, for a caller that wants to finish it in idle time (setImmediate). Until the last
+// entry is in, the flat index keeps holding every entry and answers every query, so a build can
+// never make an entry invisible: entries added, replaced or removed meanwhile go to the flat index
+// and are (re)queued for, or deleted from, the graph.
+//
+// Labels (the graph's integer keys) are slots: a removed entry's label is marked deleted and handed
+// to the next new entry, whose addPoint then overwrites that node in place (hnswlib's update path,
+// which relinks its neighbours). That is what allowReplaceDeleted would do, except that with it
+// hnswlib picks which deleted node to reuse and silently drops that node's label, so labels could
+// never be reused and would run past the addon's 32 bits on a long-lived partition. With our own
+// slots the graph never holds more nodes than the peak number of live entries, and capacity doubles
+// with resizeIndex.
+
+import type { HierarchicalNSW as Graph } from 'hnswlib-node';
+import hnswlib from 'hnswlib-node';
+import { FlatIndex, type Neighbour } from './flat-index.ts';
+
+export type { Neighbour } from './flat-index.ts';
+
+export interface PartitionIndexOptions {
+  /**
+   * Partitions smaller than this are scanned exactly; reaching it starts the graph build. A graph
+   * partition that shrinks below half of it goes back to exact (the gap keeps an entry added and
+   * removed at the boundary from rebuilding every time).
+   */
+  exactBelow?: number;
+  /** HNSW links per node (2M on the bottom layer). */
+  m?: number;
+  efConstruction?: number;
+  /** Candidates kept during a search: recall against latency. */
+  ef?: number;
+  /** Graph inserts each add() performs while a build is in progress. */
+  buildInsertsPerAdd?: number;
+  /** Seed of the graph's level draws, so that a given sequence of calls builds the same graph. */
+  seed?: number;
+}
+
+// Measured with bench/cache-index.ts at 100,000 LocalEmbedder vectors of 256 dimensions (see
+// bench/README.md): the smallest settings that keep recall@1 against the flat scan at or above 0.98.
+export const PARTITION_INDEX_DEFAULTS: Readonly<Required<PartitionIndexOptions>> = {
+  exactBelow: 1000,
+  m: 16,
+  efConstruction: 64,
+  ef: 64,
+  buildInsertsPerAdd: 4,
+  seed: 100,
+};
+
+export type PartitionPhase = 'exact' | 'building' | 'graph';
+
+export class PartitionIndex {
+  readonly dimensions: number;
+  private readonly opts: Required<PartitionIndexOptions>;
+  /** Every entry while exact or building; undefined once the graph holds them all. */
+  private flat: FlatIndex | undefined;
+  /** Unit-length copies of the flat entries: what a build inserts into the graph. */
+  private readonly vectors = new Map<string, Float32Array>();
+  /** Entries the graph lacks or holds an outdated vector of, in insertion order. */
+  private readonly pending = new Set<string>();
+  private pendingCursor: Iterator<string> | undefined;
+  private graph: Graph | undefined;
+  private readonly labels = new Map<string, number>();
+  private idsByLabel: (string | undefined)[] = [];
+  private freeLabels: number[] = [];
+  /** Reused: the addon only takes plain arrays, so each call copies into this one. */
+  private readonly scratch: number[];
+
+  constructor(dimensions: number, options: PartitionIndexOptions = {}) {
+    if (!Number.isInteger(dimensions) || dimensions < 1) {
+      throw new RangeError(`PartitionIndex: dimensions must be a positive integer, got ${dimensions}`);
+    }
+    const opts = { ...PARTITION_INDEX_DEFAULTS, ...options };
+    for (const key of Object.keys(PARTITION_INDEX_DEFAULTS) as (keyof PartitionIndexOptions)[]) {
+      const v = opts[key];
+      if (!Number.isInteger(v) || v < (key === 'seed' ? 0 : 1)) {
+        throw new RangeError(`PartitionIndex: ${key} must be a positive integer, got ${v}`);
+      }
+    }
+    this.dimensions = dimensions;
+    this.opts = opts;
+    this.flat = new FlatIndex(dimensions);
+    this.scratch = new Array<number>(dimensions).fill(0);
+  }
+
+  get size(): number {
+    return this.flat ? this.flat.size : this.labels.size;
+  }
+
+  get phase(): PartitionPhase {
+    if (!this.graph) return 'exact';
+    return this.flat ? 'building' : 'graph';
+  }
+
+  /** Nodes the graph has room for (0 while exact): at most twice the peak number of entries. */
+  get capacity(): number {
+    return this.graph ? this.graph.getMaxElements() : 0;
+  }
+
+  get ef(): number {
+    return this.opts.ef;
+  }
+
+  set ef(value: number) {
+    if (!Number.isInteger(value) || value < 1) throw new RangeError(`PartitionIndex: ef must be a positive integer`);
+    this.opts.ef = value;
+    this.graph?.setEf(value);
+  }
+
+  has(id: string): boolean {
+    return this.flat ? this.flat.has(id) : this.labels.has(id);
+  }
+
+  /** Adds or replaces the vector of `id`. A zero vector is stored as such and is similar to nothing. */
+  add(id: string, vector: Float32Array): void {
+    this.checkDimensions(vector);
+    if (!this.flat) {
+      this.toScratch(vector);
+      this.insert(id);
+      return;
+    }
+    this.flat.add(id, vector);
+    this.vectors.set(id, unit(vector));
+    if (this.graph) {
+      this.pending.add(id);
+      this.advance(this.opts.buildInsertsPerAdd);
+    } else if (this.flat.size >= this.opts.exactBelow) {
+      this.startBuild();
+      this.advance(this.opts.buildInsertsPerAdd);
+    }
+  }
+
+  /** Whether `id` was there. */
+  remove(id: string): boolean {
+    if (this.flat) {
+      if (!this.flat.remove(id)) return false;
+      this.vectors.delete(id);
+      this.pending.delete(id);
+      this.unlink(id);
+      if (this.graph && this.flat.size < this.opts.exactBelow / 2) this.dropGraph();
+      else if (this.graph && this.pending.size === 0) this.finishBuild();
+      return true;
+    }
+    if (!this.unlink(id)) return false;
+    if (this.labels.size < this.opts.exactBelow / 2) this.backToExact();
+    return true;
+  }
+
+  /**
+   * The most similar entry (approximately, once the graph answers), or undefined when the index is
+   * empty or the query is the zero vector. Ties go to the smallest id only while the scan is exact.
+   */
+  nearest(vector: Float32Array): Neighbour | undefined {
+    this.checkDimensions(vector);
+    if (this.flat) return this.flat.nearest(vector);
+    if (!this.graph || this.labels.size === 0 || !this.toScratch(vector)) return undefined;
+    const { neighbors, distances } = this.graph.searchKnn(this.scratch, 1);
+    const id = neighbors.length > 0 ? this.idsByLabel[neighbors[0]] : undefined;
+    if (id === undefined) return undefined;
+    // Clamped: float32 rounding can put the similarity of identical vectors a hair above 1.
+    return { id, similarity: Math.max(-1, Math.min(1, 1 - distances[0])) };
+  }
+
+  /**
+   * Continues a graph build for about `budgetMs` (at least one insert). Returns whether a build is
+   * still in progress, so `const pump = () => index.step(4) && setImmediate(pump)` finishes it in
+   * idle time. Without it the build still completes, through add().
+   */
+  step(budgetMs: number): boolean {
+    const deadline = performance.now() + budgetMs;
+    do this.advance(1);
+    while (this.phase === 'building' && performance.now() < deadline);
+    return this.phase === 'building';
+  }
+
+  private startBuild(): void {
+    const graph = new hnswlib.HierarchicalNSW('ip', this.dimensions);
+    graph.initIndex({
+      maxElements: Math.max(16, 2 * this.opts.exactBelow),
+      m: this.opts.m,
+      efConstruction: this.opts.efConstruction,
+      randomSeed: this.opts.seed,
+    });
+    graph.setEf(this.opts.ef);
+    this.graph = graph;
+    for (const id of this.vectors.keys()) this.pending.add(id);
+    this.pendingCursor = this.pending.values();
+  }
+
+  /** Moves up to `count` pending entries into the graph; the last one completes the build. */
+  private advance(count: number): void {
+    if (!this.pendingCursor) return;
+    for (let i = 0; i < count && this.pending.size > 0; i++) {
+      // A Set iterator visits entries added after it was made, and skips those deleted before it
+      // reached them: queued, requeued and withdrawn entries are all seen correctly.
+      const next = this.pendingCursor.next();
+      if (next.done) {
+        this.pendingCursor = this.pending.values();
+        continue;
+      }
+      const id = next.value;
+      this.pending.delete(id);
+      const v = this.vectors.get(id);
+      if (!v) continue;
+      for (let j = 0; j < v.length; j++) this.scratch[j] = v[j];
+      this.insert(id);
+    }
+    if (this.pending.size === 0) this.finishBuild();
+  }
+
+  private finishBuild(): void {
+    this.flat = undefined;
+    this.vectors.clear();
+    this.pendingCursor = undefined;
+  }
+
+  /** A build that lost its reason to exist: the partition shrank back well below the threshold. */
+  private dropGraph(): void {
+    this.graph = undefined;
+    this.labels.clear();
+    this.idsByLabel = [];
+    this.freeLabels = [];
+    this.pending.clear();
+    this.pendingCursor = undefined;
+  }
+
+  /** Graph to flat scan, reading the unit vectors back from the graph (a few hundred of them). */
+  private backToExact(): void {
+    const graph = this.graph;
+    if (!graph) return;
+    const flat = new FlatIndex(this.dimensions, this.opts.exactBelow);
+    for (const [id, label] of this.labels) {
+      const v = Float32Array.from(graph.getPoint(label));
+      flat.add(id, v);
+      this.vectors.set(id, v);
+    }
+    this.flat = flat;
+    this.dropGraph();
+  }
+
+  /** Puts the unit vector in the scratch array into the graph under `id`'s label, or a new one. */
+  private insert(id: string): void {
+    const graph = this.graph;
+    if (!graph) throw new Error('PartitionIndex: no graph to insert into');
+    let label = this.labels.get(id);
+    if (label === undefined) {
+      label = this.freeLabels.pop();
+      if (label === undefined) {
+        label = this.idsByLabel.length;
+        this.idsByLabel.push(undefined);
+        if (label >= graph.getMaxElements()) graph.resizeIndex(2 * graph.getMaxElements());
+      }
+      this.labels.set(id, label);
+      this.idsByLabel[label] = id;
+    }
+    // An existing label, live or deleted, is updated in place (see the header).
+    graph.addPoint(this.scratch, label);
+  }
+
+  /** Takes `id` out of the graph, if it is there. */
+  private unlink(id: string): boolean {
+    const label = this.labels.get(id);
+    if (label === undefined || !this.graph) return false;
+    this.graph.markDelete(label);
+    this.labels.delete(id);
+    this.idsByLabel[label] = undefined;
+    this.freeLabels.push(label);
+    return true;
+  }
+
+  /** Writes the unit vector of `v` into the scratch array; false for the zero vector. */
+  private toScratch(v: Float32Array): boolean {
+    const scale = inverseNorm(v);
+    for (let i = 0; i < v.length; i++) this.scratch[i] = v[i] * scale;
+    return scale !== 0;
+  }
+
+  private checkDimensions(vector: Float32Array): void {
+    if (vector.length !== this.dimensions) {
+      throw new RangeError(`PartitionIndex: expected ${this.dimensions} dimensions, got ${vector.length}`);
+    }
+  }
+}
+
+function unit(v: Float32Array): Float32Array {
+  const scale = inverseNorm(v);
+  return v.map((x) => x * scale);
+}
+
+/** 1 / |v|, or 0 for the zero vector (which then stays all zeros). */
+function inverseNorm(v: Float32Array): number {
+  let sum = 0;
+  for (let i = 0; i < v.length; i++) sum += v[i] * v[i];
+  return sum === 0 ? 0 : 1 / Math.sqrt(sum);
+}

@@ -1,0 +1,319 @@
+// The semantic cache feature (SPEC "Semantic cache behavior", DESIGN §7): a beforeAttempt hook that
+// answers from memory (exact tier, then the nearest prompt embedding of the same partition), and on
+// a miss it would store, an onEnd step that keeps the complete answer. Entries are written to the
+// store behind the answer, never awaited by a call, and loaded back at start.
+import type { Logger } from 'pino';
+import type { ChatResponse } from '../ir/types.ts';
+import type { PipelineDeps } from '../pipeline/deps.ts';
+import { addOnEnd, type BeforeAttemptHook, type HookAnswer } from '../pipeline/hooks.ts';
+import { endUserOf } from '../pipeline/record.ts';
+import type { CallRecord, ProxyCall } from '../pipeline/types.ts';
+import type { CacheEntry, CacheEntryStore } from '../store/cache-entries.ts';
+import { hitOutcome, sameAnswer } from './answer.ts';
+import { cacheEligible, fitsMaxTokens, semanticEligible } from './eligibility.ts';
+import { type CacheEmbedders, cacheEmbedders, type Embedding, embedPrompt } from './embedders.ts';
+import { alphaWireExtras, exactKey, partitionKey, promptText } from './key.ts';
+import { CacheMemory, entryKey, type MemEntry } from './memory.ts';
+import { CACHE_SETTINGS_KEY, type CacheSettings, cacheTenant, parseCacheSettings } from './settings.ts';
+
+export interface CacheDeps {
+  store: CacheEntryStore;
+  /** The project's settings object as the live mirror holds it (replaced, never mutated, on change). */
+  projectSettings(projectId: string): Record<string, unknown> | undefined;
+  logger: Logger;
+  /** Defaults to the local embedder plus sub-calls through `pipeline`. */
+  embedders?: CacheEmbedders;
+  now?: () => number;
+}
+
+/** Answers that ended on their own; `max_tokens` cuts, filtered and failed answers are never kept. */
+const STORABLE = new Set(['end_turn', 'stop_sequence', 'tool_use']);
+/** Shadow mode also records neighbours below the threshold (down to this), so lower thresholds can be judged. */
+const SHADOW_FLOOR = 0.8;
+const SWEEP_MS = 60_000;
+const LOAD_PAGE = 1000;
+
+interface StoredAnswer {
+  answer: ChatResponse;
+  max_tokens: number | null;
+}
+
+export class SemanticCache {
+  readonly #deps: CacheDeps;
+  readonly #memory = new CacheMemory();
+  readonly #settings = new WeakMap<object, CacheSettings | null>();
+  readonly #now: () => number;
+  /** Store ids of entries hit since the last flush, with when: the store learns of hits in batches. */
+  readonly #touched = new Map<string, number>();
+  readonly #embedders: CacheEmbedders;
+  #timer: NodeJS.Timeout | undefined;
+  readonly #writes = new Set<Promise<unknown>>();
+  /** The pipeline remote embedders run their sub-calls through; set once the app has built it. */
+  pipeline: PipelineDeps | undefined;
+
+  constructor(deps: CacheDeps) {
+    this.#deps = deps;
+    this.#now = deps.now ?? Date.now;
+    this.#embedders =
+      deps.embedders ??
+      cacheEmbedders(
+        () => {
+          if (this.pipeline === undefined) throw new Error('semantic cache: no pipeline to embed through');
+          return this.pipeline;
+        },
+        (err) => deps.logger.warn({ err }, 'semantic cache: an embedding sub-call failed'),
+      );
+  }
+
+  /** Loads the live entries from the store (a restart keeps the cache), then sweeps periodically. */
+  async start(): Promise<void> {
+    const now = this.#now();
+    let afterId: string | undefined;
+    for (;;) {
+      const page = await this.#deps.store.listLive(now, { afterId, limit: LOAD_PAGE });
+      // Oldest use first, so the per-project order ends most recently used last.
+      page.sort((a, b) => a.lastUsedAt - b.lastUsedAt);
+      for (const row of page) this.#load(row);
+      if (page.length < LOAD_PAGE) break;
+      afterId = page.reduce((max, r) => (r.id > max ? r.id : max), page[0].id);
+    }
+    this.#timer = setInterval(() => void this.sweep(), SWEEP_MS);
+    this.#timer.unref();
+  }
+
+  async close(): Promise<void> {
+    if (this.#timer) clearInterval(this.#timer);
+    await Promise.allSettled(this.#writes);
+    await this.#flushTouches();
+  }
+
+  /** Project settings parsed once per settings object; null when the cache is off or unusable. */
+  settingsOf(projectId: string): CacheSettings | null {
+    const raw = this.#deps.projectSettings(projectId);
+    if (raw === undefined) return null;
+    let s = this.#settings.get(raw);
+    if (s === undefined) {
+      const parsed = parseCacheSettings(raw[CACHE_SETTINGS_KEY]);
+      s = parsed.ok && parsed.value.enabled ? parsed.value : null;
+      this.#settings.set(raw, s);
+    }
+    return s;
+  }
+
+  readonly lookup: BeforeAttemptHook = (call) => {
+    const chat = call.chat;
+    const projectId = call.principal.projectId;
+    if (chat === undefined || projectId === null) return undefined;
+    const settings = this.settingsOf(projectId);
+    if (settings === null) return undefined;
+    if (call.svc?.cacheSkip === true || call.hdr.noStore) return skipped(call, 'bypassed');
+    const tenant = cacheTenant(settings, projectId, endUserOf(call));
+    if (tenant === undefined) return skipped(call, 'no_end_user');
+    const extras = call.codec.family === 'alpha' ? alphaWireExtras(chat.body) : {};
+    const eligible = cacheEligible(chat.ir, settings, extras);
+    if (!eligible.eligible) return skipped(call, eligible.reason);
+    const now = this.#now();
+    const model = call.modelRequested;
+    const exact = exactKey(tenant, model, chat.ir, extras);
+    const partition = partitionKey(tenant, model, chat.ir, extras);
+    const found = this.#memory.exact(entryKey(tenant, exact));
+    const base: Lookup = { call, settings, projectId, tenant, exact, partition, now, embedding: undefined };
+    if (found !== undefined && this.#usable(found, call, settings, now)) return this.#found(base, found, 1);
+    if (settings.mode === 'exact' || !semanticEligible(chat.ir, settings, extras).eligible) return this.#miss(base);
+    const embedding = embedPrompt(this.#embedders, settings.embedder, call, promptText(chat.ir));
+    if (embedding instanceof Promise) return embedding.then((e) => this.#semantic(base, e));
+    return this.#semantic(base, embedding);
+  };
+
+  #semantic(base: Lookup, embedding: Embedding | undefined): HookAnswer | undefined {
+    if (embedding === undefined) return this.#miss(base);
+    base.embedding = embedding;
+    const near = this.#memory.nearest(base.partition, embedding.embedder, embedding.vector);
+    const s = base.settings;
+    const threshold = s.mode === 'shadow' ? Math.min(s.similarity_threshold, SHADOW_FLOOR) : s.similarity_threshold;
+    if (near === undefined || near.similarity < threshold) return this.#miss(base);
+    if (!this.#usable(near.entry, base.call, base.settings, base.now)) return this.#miss(base);
+    return this.#found(base, near.entry, near.similarity);
+  }
+
+  /** A live entry whose answer fits this request's max_tokens. */
+  #usable(e: MemEntry, call: ProxyCall, settings: CacheSettings, now: number): boolean {
+    // A TTL shortened after the entry was written applies to it too.
+    if (e.expiresAt <= now || e.createdAt + settings.ttl_seconds * 1000 <= now) return false;
+    const ir = call.chat?.ir;
+    return ir !== undefined && fitsMaxTokens(ir, lengthOf(e));
+  }
+
+  #found(base: Lookup, e: MemEntry, similarity: number): HookAnswer | undefined {
+    const { call } = base;
+    if (base.settings.mode === 'shadow') {
+      // Answered upstream as usual; the end of the call says whether the cached answer would have done.
+      call.cacheNote = { similarity, savedCostUsd: 0 };
+      this.#expectWrite(base, e.answer);
+      return undefined;
+    }
+    const chat = call.chat;
+    if (chat === undefined) return undefined;
+    const ageSeconds = Math.max(0, Math.floor((base.now - e.createdAt) / 1000));
+    call.cacheNote = { similarity, savedCostUsd: e.costUsd };
+    call.replyHeaders = {
+      ...call.replyHeaders,
+      'x-svc-cache-similarity': similarity === 1 ? '1.0' : similarity.toFixed(4),
+      'x-svc-cache-age': String(ageSeconds),
+    };
+    call.hookTrace = { ...call.hookTrace, cache: { hit: similarity === 1 ? 'exact' : 'semantic', similarity } };
+    this.#memory.touch(e);
+    if (e.storeId !== undefined) this.#touched.set(e.storeId, base.now);
+    return { outcome: hitOutcome(chat, e.answer), modelUsed: e.answer.model };
+  }
+
+  #miss(base: Lookup): undefined {
+    base.call.cacheNote = { similarity: null, savedCostUsd: 0 };
+    this.#expectWrite(base, undefined);
+    return undefined;
+  }
+
+  /** Asks the pipeline for the answer in IR form and stores it when the call ends well. */
+  #expectWrite(base: Lookup, shadowOf: ChatResponse | undefined): void {
+    const chat = base.call.chat;
+    if (chat === undefined) return;
+    chat.collectAnswer = true;
+    addOnEnd(base.call, (record) => {
+      if (record === undefined) return;
+      if (shadowOf !== undefined && record.answer !== null)
+        record.cacheShadowMatch = sameAnswer(record.answer, shadowOf);
+      this.#write(base, record);
+    });
+  }
+
+  #write(base: Lookup, record: CallRecord): void {
+    const answer = record.answer;
+    if (record.status !== 200 || answer === null || !STORABLE.has(answer.stopReason)) return;
+    const now = this.#now();
+    const { settings } = base;
+    const entry: MemEntry = {
+      key: entryKey(base.tenant, base.exact),
+      projectId: base.projectId,
+      tenant: base.tenant,
+      exactKey: base.exact,
+      partitionKey: base.partition,
+      model: base.call.modelRequested,
+      embedder: base.embedding?.embedder ?? null,
+      vector: base.embedding?.vector ?? null,
+      answer,
+      maxTokens: base.call.chat?.ir.params.maxTokens,
+      costUsd: record.costUsd,
+      createdAt: now,
+      expiresAt: now + settings.ttl_seconds * 1000,
+      storeId: undefined,
+    };
+    const evicted = this.#memory.add(entry, settings.max_entries);
+    const stored: StoredAnswer = { answer, max_tokens: entry.maxTokens ?? null };
+    this.#track(
+      this.#deps.store
+        .put({
+          projectId: entry.projectId,
+          tenant: entry.tenant,
+          partitionKey: entry.partitionKey,
+          exactKey: entry.exactKey,
+          model: entry.model,
+          embedder: entry.embedder,
+          vector: entry.vector,
+          response: stored as unknown as CacheEntry['response'],
+          inputTokens: answer.usage.input,
+          outputTokens: answer.usage.output,
+          costUsd: entry.costUsd,
+          createdAt: entry.createdAt,
+          expiresAt: entry.expiresAt,
+        })
+        .then((id) => {
+          entry.storeId = id;
+        }),
+    );
+    for (const e of evicted) this.#forget(e);
+  }
+
+  #forget(e: MemEntry): void {
+    const id = e.storeId;
+    if (id !== undefined) this.#track(this.#deps.store.remove(id));
+  }
+
+  #track(p: Promise<unknown>): void {
+    const tracked = p.catch((err) => this.#deps.logger.warn({ err }, 'semantic cache: a store write failed'));
+    this.#writes.add(tracked);
+    void tracked.finally(() => this.#writes.delete(tracked));
+  }
+
+  #load(row: CacheEntry): void {
+    const stored = row.response as unknown as StoredAnswer | null;
+    if (stored === null || typeof stored !== 'object' || stored.answer === undefined) return;
+    const entry: MemEntry = {
+      key: entryKey(row.tenant, row.exactKey),
+      projectId: row.projectId,
+      tenant: row.tenant,
+      exactKey: row.exactKey,
+      partitionKey: row.partitionKey,
+      model: row.model,
+      embedder: row.embedder,
+      vector: row.vector,
+      answer: stored.answer,
+      maxTokens: stored.max_tokens ?? undefined,
+      costUsd: row.costUsd,
+      createdAt: row.createdAt,
+      expiresAt: row.expiresAt,
+      storeId: row.id,
+    };
+    const limit = this.settingsOf(row.projectId)?.max_entries ?? Number.MAX_SAFE_INTEGER;
+    for (const e of this.#memory.add(entry, limit)) this.#forget(e);
+  }
+
+  /** Entries held in memory for the project (this instance). */
+  entries(projectId: string): number {
+    return this.#memory.count(projectId);
+  }
+
+  /** Deletes every entry of the project, in memory and in the store; returns how many the store had. */
+  async purge(projectId: string): Promise<number> {
+    this.#memory.purgeProject(projectId);
+    return this.#deps.store.purgeProject(projectId);
+  }
+
+  /** Drops expired entries (memory and store) and records the hits of the last period. */
+  async sweep(): Promise<void> {
+    const now = this.#now();
+    this.#memory.expire(now);
+    try {
+      await this.#deps.store.sweepExpired(now, 10_000);
+      await this.#flushTouches();
+    } catch (err) {
+      this.#deps.logger.warn({ err }, 'semantic cache: sweep failed');
+    }
+  }
+
+  async #flushTouches(): Promise<void> {
+    const batch = [...this.#touched];
+    this.#touched.clear();
+    for (const [id, at] of batch) await this.#deps.store.touch(id, at);
+  }
+}
+
+interface Lookup {
+  call: ProxyCall;
+  settings: CacheSettings;
+  projectId: string;
+  tenant: string;
+  exact: string;
+  partition: string;
+  now: number;
+  embedding: Embedding | undefined;
+}
+
+function lengthOf(e: MemEntry) {
+  return { outputTokens: e.answer.usage.output, stopReason: e.answer.stopReason, maxTokens: e.maxTokens };
+}
+
+/** Not looked up (and not logged as a miss): the reason goes to the decision trace. */
+function skipped(call: ProxyCall, reason: string): undefined {
+  call.hookTrace = { ...call.hookTrace, cache: { skipped: reason } };
+  return undefined;
+}
