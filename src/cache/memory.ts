@@ -19,6 +19,8 @@ export interface MemEntry {
   embedder: string | null;
   vector: Float32Array | null;
   answer: ChatResponse;
+  /** The provider that answered (as the caller named it), for the hit's headers. */
+  provider: string | null;
   /** max_tokens of the request that produced the answer (fitsMaxTokens). */
   maxTokens: number | undefined;
   costUsd: number;
@@ -26,6 +28,8 @@ export interface MemEntry {
   expiresAt: number;
   /** The store row's id once written (touches and deletes go by it). */
   storeId: string | undefined;
+  /** Settles when this entry's store write has (an eviction or purge waits for it, or it would outlive them). */
+  written: Promise<void> | undefined;
 }
 
 export const entryKey = (tenant: string, exactKey: string): string => `${tenant}\n${exactKey}`;

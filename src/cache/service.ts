@@ -33,9 +33,11 @@ const SHADOW_FLOOR = 0.8;
 const SWEEP_MS = 60_000;
 const LOAD_PAGE = 1000;
 
+/** The `response` column: the answer in IR form and what serving it again needs. */
 interface StoredAnswer {
   answer: ChatResponse;
   max_tokens: number | null;
+  provider: string | null;
 }
 
 export class SemanticCache {
@@ -107,6 +109,8 @@ export class SemanticCache {
     const settings = this.settingsOf(projectId);
     if (settings === null) return undefined;
     if (call.svc?.cacheSkip === true || call.hdr.noStore) return skipped(call, 'bypassed');
+    // A replay exists to run the request again (often on another model): never answered from the cache.
+    if (call.replayOf !== undefined) return skipped(call, 'replay');
     const tenant = cacheTenant(settings, projectId, endUserOf(call));
     if (tenant === undefined) return skipped(call, 'no_end_user');
     const extras = call.codec.family === 'alpha' ? alphaWireExtras(chat.body) : {};
@@ -118,7 +122,7 @@ export class SemanticCache {
     const partition = partitionKey(tenant, model, chat.ir, extras);
     const found = this.#memory.exact(entryKey(tenant, exact));
     const base: Lookup = { call, settings, projectId, tenant, exact, partition, now, embedding: undefined };
-    if (found !== undefined && this.#usable(found, call, settings, now)) return this.#found(base, found, 1);
+    if (found !== undefined && this.#usable(found, call, settings, now)) return this.#found(base, found, 1, 'exact');
     if (settings.mode === 'exact' || !semanticEligible(chat.ir, settings, extras).eligible) return this.#miss(base);
     const embedding = embedPrompt(this.#embedders, settings.embedder, call, promptText(chat.ir));
     if (embedding instanceof Promise) return embedding.then((e) => this.#semantic(base, e));
@@ -133,7 +137,7 @@ export class SemanticCache {
     const threshold = s.mode === 'shadow' ? Math.min(s.similarity_threshold, SHADOW_FLOOR) : s.similarity_threshold;
     if (near === undefined || near.similarity < threshold) return this.#miss(base);
     if (!this.#usable(near.entry, base.call, base.settings, base.now)) return this.#miss(base);
-    return this.#found(base, near.entry, near.similarity);
+    return this.#found(base, near.entry, near.similarity, 'semantic');
   }
 
   /** A live entry whose answer fits this request's max_tokens. */
@@ -144,7 +148,7 @@ export class SemanticCache {
     return ir !== undefined && fitsMaxTokens(ir, lengthOf(e));
   }
 
-  #found(base: Lookup, e: MemEntry, similarity: number): HookAnswer | undefined {
+  #found(base: Lookup, e: MemEntry, similarity: number, tier: 'exact' | 'semantic'): HookAnswer | undefined {
     const { call } = base;
     if (base.settings.mode === 'shadow') {
       // Answered upstream as usual; the end of the call says whether the cached answer would have done.
@@ -158,13 +162,13 @@ export class SemanticCache {
     call.cacheNote = { similarity, savedCostUsd: e.costUsd };
     call.replyHeaders = {
       ...call.replyHeaders,
-      'x-svc-cache-similarity': similarity === 1 ? '1.0' : similarity.toFixed(4),
+      'x-svc-cache-similarity': tier === 'exact' ? '1.0' : similarity.toFixed(4),
       'x-svc-cache-age': String(ageSeconds),
     };
-    call.hookTrace = { ...call.hookTrace, cache: { hit: similarity === 1 ? 'exact' : 'semantic', similarity } };
+    call.hookTrace = { ...call.hookTrace, cache: { hit: tier, similarity } };
     this.#memory.touch(e);
     if (e.storeId !== undefined) this.#touched.set(e.storeId, base.now);
-    return { outcome: hitOutcome(chat, e.answer), modelUsed: e.answer.model };
+    return { outcome: hitOutcome(chat, e.answer), modelUsed: e.answer.model, provider: e.provider };
   }
 
   #miss(base: Lookup): undefined {
@@ -201,15 +205,17 @@ export class SemanticCache {
       embedder: base.embedding?.embedder ?? null,
       vector: base.embedding?.vector ?? null,
       answer,
+      provider: record.provider,
       maxTokens: base.call.chat?.ir.params.maxTokens,
       costUsd: record.costUsd,
       createdAt: now,
       expiresAt: now + settings.ttl_seconds * 1000,
       storeId: undefined,
+      written: undefined,
     };
     const evicted = this.#memory.add(entry, settings.max_entries);
-    const stored: StoredAnswer = { answer, max_tokens: entry.maxTokens ?? null };
-    this.#track(
+    const stored: StoredAnswer = { answer, max_tokens: entry.maxTokens ?? null, provider: entry.provider };
+    entry.written = this.#track(
       this.#deps.store
         .put({
           projectId: entry.projectId,
@@ -233,15 +239,27 @@ export class SemanticCache {
     for (const e of evicted) this.#forget(e);
   }
 
+  /**
+   * Deletes an evicted entry's row once its write has landed (else the write would outlive the
+   * delete). By id and creation time: a newer answer for the same key reuses the row and must stay.
+   */
   #forget(e: MemEntry): void {
-    const id = e.storeId;
-    if (id !== undefined) this.#track(this.#deps.store.remove(id));
+    this.#track(
+      (e.written ?? Promise.resolve()).then(() =>
+        e.storeId === undefined ? undefined : this.#deps.store.removeVersion(e.storeId, e.createdAt),
+      ),
+    );
   }
 
-  #track(p: Promise<unknown>): void {
-    const tracked = p.catch((err) => this.#deps.logger.warn({ err }, 'semantic cache: a store write failed'));
+  /** A store write nobody awaits: failures are logged, and close() and purge() wait for it. */
+  #track(p: Promise<unknown>): Promise<void> {
+    const tracked = p.then(
+      () => undefined,
+      (err: unknown) => this.#deps.logger.warn({ err }, 'semantic cache: a store write failed'),
+    );
     this.#writes.add(tracked);
     void tracked.finally(() => this.#writes.delete(tracked));
+    return tracked;
   }
 
   #load(row: CacheEntry): void {
@@ -257,11 +275,13 @@ export class SemanticCache {
       embedder: row.embedder,
       vector: row.vector,
       answer: stored.answer,
+      provider: stored.provider ?? null,
       maxTokens: stored.max_tokens ?? undefined,
       costUsd: row.costUsd,
       createdAt: row.createdAt,
       expiresAt: row.expiresAt,
       storeId: row.id,
+      written: undefined,
     };
     const limit = this.settingsOf(row.projectId)?.max_entries ?? Number.MAX_SAFE_INTEGER;
     for (const e of this.#memory.add(entry, limit)) this.#forget(e);
@@ -275,6 +295,8 @@ export class SemanticCache {
   /** Deletes every entry of the project, in memory and in the store; returns how many the store had. */
   async purge(projectId: string): Promise<number> {
     this.#memory.purgeProject(projectId);
+    // Writes still in flight would land after the delete and come back at the next start.
+    await Promise.allSettled([...this.#writes]);
     return this.#deps.store.purgeProject(projectId);
   }
 

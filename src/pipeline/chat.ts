@@ -129,7 +129,7 @@ export async function runChat(input: ProxyInput, deps: PipelineDeps): Promise<Pi
     }
     let answer = deps.hooks.beforeAttempt.length > 0 ? runBeforeAttempt(deps.hooks, call, plan) : undefined;
     if (answer instanceof Promise) answer = await answer;
-    if (answer) return respond(call, plan, hookServed(plan, answer), deps, 'HIT', answer.modelUsed);
+    if (answer) return respond(call, plan, hookServed(plan, answer), deps, 'HIT', answer);
     const served = await executeChat(chat, plan, input.principal.orgId, deps.live, input.signal);
     return respond(call, plan, served, deps, 'MISS');
   } catch (err) {
@@ -163,7 +163,7 @@ function respond(
   served: Served,
   deps: PipelineDeps,
   cache: string,
-  hitModel?: string,
+  hit?: HookAnswer,
 ): PipelineReply {
   const { target, outcome } = served;
   const requestType = call.codec.requestType;
@@ -172,14 +172,20 @@ function respond(
     headers['x-svc-model-used'] = target.model;
     headers['x-svc-provider-used'] = target.vendorAsSent;
     headers['x-svc-provider'] = target.vendorAsSent;
-  } else if (hitModel !== undefined) headers['x-svc-model-used'] = hitModel;
+  } else if (hit !== undefined) {
+    headers['x-svc-model-used'] = hit.modelUsed;
+    if (hit.provider !== null) {
+      headers['x-svc-provider-used'] = hit.provider;
+      headers['x-svc-provider'] = hit.provider;
+    }
+  }
   if (plan.config) {
     headers['x-svc-config'] = plan.config.slug;
     headers['x-svc-config-version'] = String(plan.config.version);
   }
   const parts = recordParts(requestType);
   parts.target = target;
-  parts.modelUsed = hitModel;
+  parts.modelUsed = hit?.modelUsed;
   parts.trace = served.trace;
   // A cache answers through a beforeAttempt hook and notes each call it looked up; others were not consulted.
   parts.cache = cache === 'HIT' ? 'hit' : call.cacheNote !== undefined ? 'miss' : null;

@@ -9,6 +9,8 @@ export interface HookAnswer {
   outcome: JsonOutcome | StreamOutcome;
   /** The model that produced the answer originally, for `X-Svc-Model-Used` and the log. */
   modelUsed: string;
+  /** The provider that produced it, for `X-Svc-Provider` (the call itself reached none). */
+  provider: string | null;
 }
 
 /** Runs after decode and authorization, before routing; throws a GatewayError to refuse the call. */

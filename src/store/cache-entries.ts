@@ -60,6 +60,8 @@ export interface CacheEntryStore {
   /** Marks a hit: the entry is now the most recently used. */
   touch(id: string, now: number): Promise<void>;
   remove(id: string): Promise<void>;
+  /** Deletes the row only while it still holds the answer written at `createdAt` (not a newer one). */
+  removeVersion(id: string, createdAt: number): Promise<void>;
   countLive(projectId: string, now: number): Promise<number>;
   /** Deletes every entry of the project (the purge operation); returns how many. */
   purgeProject(projectId: string): Promise<number>;
@@ -162,6 +164,10 @@ export function createCacheEntryStore(baseDb: Db): CacheEntryStore {
 
     async remove(id) {
       await db.deleteFrom('cache_entries').where('id', '=', id).execute();
+    },
+
+    async removeVersion(id, createdAt) {
+      await db.deleteFrom('cache_entries').where('id', '=', id).where('created_at', '=', createdAt).execute();
     },
 
     async countLive(projectId, now) {

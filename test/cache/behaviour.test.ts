@@ -106,20 +106,16 @@ describe('semantic cache behaviour', () => {
     assert.equal((await logRow(env, requestId(unrelated))).cache, 'miss');
   });
 
-  test(
-    'a semantic-tier hit is reported as semantic even when its cosine rounds to 1',
-    { todo: 'service.ts #found labels the tier from similarity === 1, not from the tier that found the entry' },
-    async () => {
-      const p = await cachedProject(env, 'tier-label', { mode: 'semantic', similarity_threshold: 0.9 });
-      await live(p.key, ask('What is the capital of France?'));
-      // Another exact key (case and punctuation differ), found by the nearest-neighbour search.
-      const variant = await hit(p.key, ask('what is the capital of france'));
-      assert.notEqual(variant.headers.get('x-svc-cache-similarity'), '1.0', "'1.0' is the exact tier's");
-      const trace = (await cacheTrace(requestId(variant))) as Json | undefined;
-      assert.equal(trace?.hit, 'semantic', JSON.stringify(trace));
-      assert.ok((trace?.similarity as number) >= 0.9, JSON.stringify(trace));
-    },
-  );
+  test('a semantic-tier hit is reported as semantic even when its cosine rounds to 1', async () => {
+    const p = await cachedProject(env, 'tier-label', { mode: 'semantic', similarity_threshold: 0.9 });
+    await live(p.key, ask('What is the capital of France?'));
+    // Another exact key (case and punctuation differ), found by the nearest-neighbour search.
+    const variant = await hit(p.key, ask('what is the capital of france'));
+    assert.notEqual(variant.headers.get('x-svc-cache-similarity'), '1.0', "'1.0' is the exact tier's");
+    const trace = (await cacheTrace(requestId(variant))) as Json | undefined;
+    assert.equal(trace?.hit, 'semantic', JSON.stringify(trace));
+    assert.ok((trace?.similarity as number) >= 0.9, JSON.stringify(trace));
+  });
 
   test('a temperature above max_temperature (default 0.7) skips the cache, and says why in the trace', async () => {
     const p = await cachedProject(env, 'hot');

@@ -46,6 +46,8 @@ describe('cross-family hits', () => {
     assert.equal(hit.response.headers.get('x-svc-cache-similarity'), '1.0');
     assert.match(hit.response.headers.get('x-svc-cache-age') ?? '', /^\d+$/);
     assert.equal(hit.response.headers.get('x-svc-cost-usd'), '0');
+    assert.equal(hit.response.headers.get('x-svc-provider'), 'openai');
+    assert.equal(hit.response.headers.get('x-svc-model-used'), 'gpt-4o-mini');
     assert.equal(hit.data.type, 'message');
     assert.deepEqual(hit.data.content, [{ type: 'text', text: answer, citations: undefined }].map(stripUndefined));
     assert.equal(hit.data.stop_reason, 'end_turn');
@@ -127,6 +129,25 @@ describe('cross-family hits', () => {
     assert.equal(s.misses, 1);
     assert.equal(s.hit_rate, 0.5);
   });
+});
+
+test('a beta stream passed through to the anthropic wire is stored and served through alpha', async () => {
+  const p = await cachedProject(env, 'beta-passthrough', { mode: 'exact' });
+  const { openai, anthropic } = clients(p.key);
+  const model = 'anthropic/claude-3-5-haiku-latest';
+  const question = 'Why is the sea salty?';
+  const written = await anthropic.messages
+    .stream({ model, max_tokens: 100, messages: [{ role: 'user', content: question }] })
+    .finalMessage();
+  const text = written.content[0].type === 'text' ? written.content[0].text : '';
+  assert.ok(text.length > 0);
+  const hit = await openai.chat.completions
+    .create({ model, max_tokens: 100, messages: [{ role: 'user', content: question }] })
+    .withResponse();
+  assert.equal(hit.response.headers.get('x-svc-cache'), 'HIT');
+  assert.equal(hit.response.headers.get('x-svc-provider'), 'anthropic');
+  assert.equal(hit.data.choices[0].message.content, text);
+  assert.equal(hit.data.choices[0].finish_reason, 'stop');
 });
 
 async function waitForStats(projectId: string, done: (s: Json) => boolean): Promise<Json> {
