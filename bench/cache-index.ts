@@ -43,6 +43,8 @@ const tuning = {
   ef: efs[0],
 };
 
+/** The semantic tier's default similarity_threshold (src/cache/settings.ts). */
+const HIT_THRESHOLD = 0.95;
 const log = (msg: string) => process.stderr.write(`${msg}\n`);
 const rssMb = () => process.memoryUsage().rss / 1048576;
 const fmtMs = (n: number) => (n < 10 ? n.toFixed(3) : n.toFixed(0));
@@ -253,6 +255,16 @@ function main(): void {
     }
     return n === 0 ? '-' : (hits / n).toFixed(4);
   };
+  // What the cache sees: of the queries with an entry at or above the hit threshold, how many the
+  // index also answers at or above it.
+  const shouldHit = truth.filter((t) => (t?.similarity ?? 0) >= HIT_THRESHOLD).length;
+  const hitRecall = (answers: (Neighbour | undefined)[]): string => {
+    let hits = 0;
+    for (let i = 0; i < recallCount; i++) {
+      if ((truth[i]?.similarity ?? 0) >= HIT_THRESHOLD && (answers[i]?.similarity ?? 0) >= HIT_THRESHOLD) hits++;
+    }
+    return shouldHit === 0 ? '-' : (hits / shouldHit).toFixed(4);
+  };
   const counts = kinds.map((k) => `${queries.slice(0, recallCount).filter((q) => q.kind === k).length} ${k}`);
 
   const adds = summary(addMs);
@@ -265,10 +277,11 @@ function main(): void {
     `RSS ${rssBefore.toFixed(0)} -> ${rssAfter.toFixed(0)} MB (+${(rssAfter - rssBefore).toFixed(0)} MB for the index; ` +
       `vectors alone ${((entries * dims * 4) / 1048576).toFixed(0)} MB)`,
     `flat scan (reference): p50 ${fmtMs(flatSearch.p50)} / p99 ${fmtMs(flatSearch.p99)} ms per query`,
-    `${queryCount} queries timed; recall@1 vs the flat scan on the first ${recallCount} (${counts.join(', ')})`,
+    `${queryCount} queries timed; recall@1 vs the flat scan on the first ${recallCount} (${counts.join(', ')}); ` +
+      `hits: of the ${shouldHit} with an entry >= ${HIT_THRESHOLD}, share answered >= ${HIT_THRESHOLD}`,
     '',
-    '| ef | embed p50 | embed p99 | search p50 | search p99 | search max | total p50 | total p99 | recall | variant | edited | unrelated |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| ef | embed p50 | embed p99 | search p50 | search p99 | search max | total p50 | total p99 | recall | variant | edited | unrelated | hits |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...runs.map(
       (r) =>
         `| ${[
@@ -282,6 +295,7 @@ function main(): void {
           fmtMs(r.total.p99),
           recall(r.answers),
           ...kinds.map((k) => recall(r.answers, k)),
+          hitRecall(r.answers),
         ].join(' | ')} |`,
     ),
     '',

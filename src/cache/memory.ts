@@ -6,6 +6,9 @@
 import type { ChatResponse } from '../ir/types.ts';
 import { PartitionIndex } from './partition-index.ts';
 
+/** Graph builds run in idle turns of the event loop, at most this long per turn. */
+const BUILD_SLICE_MS = 5;
+
 export interface MemEntry {
   /** tenant + "\n" + exact key: unique, like the store's (tenant, exact_key). */
   key: string;
@@ -41,6 +44,9 @@ export class CacheMemory {
   readonly #byKey = new Map<string, MemEntry>();
   readonly #byProject = new Map<string, Map<string, MemEntry>>();
   readonly #indexes = new Map<string, PartitionIndex>();
+  /** Partitions whose graph is being built; the flat scan answers for them meanwhile. */
+  readonly #building = new Set<PartitionIndex>();
+  #pump: NodeJS.Immediate | undefined;
 
   get size(): number {
     return this.#byKey.size;
@@ -89,10 +95,13 @@ export class CacheMemory {
       const k = indexKey(entry.partitionKey, entry.embedder);
       let index = this.#indexes.get(k);
       if (index === undefined || index.dimensions !== entry.vector.length) {
-        index = new PartitionIndex(entry.vector.length);
+        // No build work inside add(): a restart loading 100,000 entries, or a write behind an
+        // answer, would otherwise stall the event loop; the pump below does it in idle turns.
+        index = new PartitionIndex(entry.vector.length, { buildInsertsPerAdd: 0 });
         this.#indexes.set(k, index);
       }
       index.add(entry.key, entry.vector);
+      if (index.phase === 'building') this.#scheduleBuild(index);
     }
     const evicted: MemEntry[] = [];
     for (const oldest of lru.values()) {
@@ -101,6 +110,26 @@ export class CacheMemory {
       evicted.push(oldest);
     }
     return evicted;
+  }
+
+  #scheduleBuild(index: PartitionIndex): void {
+    this.#building.add(index);
+    if (this.#pump !== undefined) return;
+    const run = (): void => {
+      this.#pump = undefined;
+      for (const i of this.#building) if (!i.step(BUILD_SLICE_MS)) this.#building.delete(i);
+      if (this.#building.size > 0) {
+        this.#pump = setImmediate(run);
+        this.#pump.unref();
+      }
+    };
+    this.#pump = setImmediate(run);
+    this.#pump.unref();
+  }
+
+  /** Whether any partition is still building its graph (tests and benches wait for it). */
+  get building(): boolean {
+    return this.#building.size > 0;
   }
 
   /** A hit: the entry becomes the project's most recently used. */

@@ -97,6 +97,44 @@ test('adds, replacements and removals stay consistent through every phase', () =
   for (const [id, v] of truth) assert.equal(index.nearest(v)?.id, id, 'every live entry finds itself');
 });
 
+test('identical vectors are found without a graph search, ties going to the smallest id', () => {
+  const next = rng(5);
+  const d = 64;
+  // A graph this sparse and a search this narrow miss many exact neighbours: random 64-dimension
+  // vectors are all about equally far apart. The hash of the unit vector does not depend on it.
+  const index = new PartitionIndex(d, { exactBelow: 10, m: 2, efConstruction: 4, ef: 1 });
+  const stored: Float32Array[] = [];
+  for (let i = 0; i < 2000; i++) {
+    stored.push(randomVector(next, d));
+    index.add(`e${i}`, stored[i]);
+  }
+  for (let i = 0; i < stored.length; i++) {
+    const hit = index.nearest(stored[i].map((x) => x * 4));
+    assert.equal(hit?.id, `e${i}`);
+    assert.equal(hit?.similarity, 1);
+  }
+  const v = randomVector(next, d);
+  index.add('dup-b', v);
+  index.add(
+    'dup-a',
+    v.map((x) => x / 2),
+  );
+  index.add(
+    'dup-c',
+    v.map((x) => x * 8),
+  );
+  assert.equal(index.nearest(v)?.id, 'dup-a');
+  index.remove('dup-a');
+  assert.equal(index.nearest(v)?.id, 'dup-b');
+  index.add('dup-b', randomVector(next, d));
+  assert.equal(index.nearest(v)?.id, 'dup-c');
+  index.add('e7', v);
+  assert.equal(index.nearest(v)?.id, 'dup-c', "'dup-c' < 'e7'");
+  index.remove('dup-c');
+  assert.equal(index.nearest(v)?.id, 'e7', 'a replaced vector is found under its new value');
+  assert.notEqual(index.nearest(stored[7])?.id, 'e7', '... and no longer under its old one');
+});
+
 test('a build in progress answers exactly and misses nothing changed meanwhile; step() finishes it', () => {
   const next = rng(3);
   const d = 24;
@@ -181,8 +219,25 @@ test('the zero vector matches nothing; a wrong size or setting is refused', () =
     assert.equal(index.nearest(Float32Array.from([1, 0, 0])), undefined, 'emptied');
   }
   assert.throws(() => new PartitionIndex(0), /positive integer/);
+  assert.equal(new PartitionIndex(4, { m: undefined }).phase, 'exact', 'undefined options take the defaults');
   assert.throws(() => new PartitionIndex(4, { m: 0 }), /m must be/);
   assert.throws(() => {
     new PartitionIndex(4).ef = 1.5;
   }, /ef must be/);
+});
+
+test('with buildInsertsPerAdd 0, add() leaves the whole build to step()', () => {
+  const next = rng(7);
+  const index = new PartitionIndex(16, { exactBelow: 8, buildInsertsPerAdd: 0 });
+  const truth = new Map<string, Float32Array>();
+  for (let i = 0; i < 40; i++) {
+    const v = randomVector(next, 16);
+    truth.set(`e${i}`, v);
+    index.add(`e${i}`, v);
+  }
+  assert.equal(index.phase, 'building');
+  for (const [id, v] of truth) assert.equal(index.nearest(v)?.id, id);
+  while (index.step(50));
+  assert.equal(index.phase, 'graph');
+  for (const [id, v] of truth) assert.equal(index.nearest(v)?.id, id);
 });

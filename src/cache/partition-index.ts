@@ -1,6 +1,6 @@
 // Nearest-neighbour index of one partition (see flat-index.ts) that stays fast at 100,000 entries.
-// Small partitions are scanned exactly (FlatIndex): below a few thousand entries a scan costs well
-// under a millisecond and has perfect recall. Larger ones use an HNSW graph (hnswlib, inner-product
+// Small partitions are scanned exactly (FlatIndex): at a thousand entries of 256 dimensions a scan
+// costs a few tenths of a millisecond and has perfect recall. Larger ones use an HNSW graph (hnswlib, inner-product
 // space over unit vectors, so similarity = 1 - distance).
 //
 // Building the graph for the entries already there is the expensive part (tens of microseconds to a
@@ -18,6 +18,12 @@
 // never be reused and would run past the addon's 32 bits on a long-lived partition. With our own
 // slots the graph never holds more nodes than the peak number of live entries, and capacity doubles
 // with resizeIndex.
+//
+// A query identical to a stored vector (with the local embedder, every case, punctuation or spacing
+// variant of a stored prompt: most cache hits) is answered from a hash of the unit vector, checked
+// against the stored one, before any graph search. Graph search is weakest exactly there: prompts of
+// one template that differ by a number are all about equally far apart, so greedy search has no
+// gradient to follow, and measured recall on such duplicates was 97-99% at a usable ef.
 
 import type { HierarchicalNSW as Graph } from 'hnswlib-node';
 import hnswlib from 'hnswlib-node';
@@ -37,19 +43,25 @@ export interface PartitionIndexOptions {
   efConstruction?: number;
   /** Candidates kept during a search: recall against latency. */
   ef?: number;
-  /** Graph inserts each add() performs while a build is in progress. */
+  /**
+   * Graph inserts each add() performs while a build is in progress. Each add also queues its own
+   * entry, so with 1 only step() (or removals) can finish a build; with 0 add() never builds (a
+   * caller that pumps step() in idle time).
+   */
   buildInsertsPerAdd?: number;
   /** Seed of the graph's level draws, so that a given sequence of calls builds the same graph. */
   seed?: number;
 }
 
-// Measured with bench/cache-index.ts at 100,000 LocalEmbedder vectors of 256 dimensions (see
-// bench/README.md): the smallest settings that keep recall@1 against the flat scan at or above 0.98.
+// Chosen with bench/cache-index.ts at 100,000 LocalEmbedder vectors of 256 dimensions (bench/README.md):
+// recall@1 against the flat scan 0.99 overall and >= 0.98 on each kind of query, search p99 about
+// 0.6 ms. M 12 or efConstruction 64 needed ef 128-192 for the same recall; M 24-32 cost more per
+// search for no gain; efConstruction 128 added a few tenths of a point of recall for a slower build.
 export const PARTITION_INDEX_DEFAULTS: Readonly<Required<PartitionIndexOptions>> = {
   exactBelow: 1000,
   m: 16,
-  efConstruction: 64,
-  ef: 64,
+  efConstruction: 100,
+  ef: 96,
   buildInsertsPerAdd: 4,
   seed: 100,
 };
@@ -72,22 +84,31 @@ export class PartitionIndex {
   private freeLabels: number[] = [];
   /** Reused: the addon only takes plain arrays, so each call copies into this one. */
   private readonly scratch: number[];
+  /** The scratch vector as float32, as the graph stores it, and its bits for hashing. */
+  private readonly unit: Float32Array;
+  private readonly unitBits: Uint32Array;
+  /** Graph labels by hash of their unit vector (several when vectors collide or repeat). */
+  private readonly byHash = new Map<number, number[]>();
+  private hashByLabel: number[] = [];
 
   constructor(dimensions: number, options: PartitionIndexOptions = {}) {
     if (!Number.isInteger(dimensions) || dimensions < 1) {
       throw new RangeError(`PartitionIndex: dimensions must be a positive integer, got ${dimensions}`);
     }
-    const opts = { ...PARTITION_INDEX_DEFAULTS, ...options };
-    for (const key of Object.keys(PARTITION_INDEX_DEFAULTS) as (keyof PartitionIndexOptions)[]) {
-      const v = opts[key];
-      if (!Number.isInteger(v) || v < (key === 'seed' ? 0 : 1)) {
-        throw new RangeError(`PartitionIndex: ${key} must be a positive integer, got ${v}`);
-      }
+    const opts = { ...PARTITION_INDEX_DEFAULTS };
+    for (const key of Object.keys(opts) as (keyof PartitionIndexOptions)[]) {
+      const v = options[key] ?? opts[key];
+      const min = key === 'seed' || key === 'buildInsertsPerAdd' ? 0 : 1;
+      if (!Number.isInteger(v) || v < min)
+        throw new RangeError(`PartitionIndex: ${key} must be an integer >= ${min}, got ${v}`);
+      opts[key] = v;
     }
     this.dimensions = dimensions;
     this.opts = opts;
     this.flat = new FlatIndex(dimensions);
     this.scratch = new Array<number>(dimensions).fill(0);
+    this.unit = new Float32Array(dimensions);
+    this.unitBits = new Uint32Array(this.unit.buffer);
   }
 
   get size(): number {
@@ -104,12 +125,13 @@ export class PartitionIndex {
     return this.graph ? this.graph.getMaxElements() : 0;
   }
 
+  /** The search breadth; settable, e.g. to retune a live partition without rebuilding it. */
   get ef(): number {
     return this.opts.ef;
   }
 
   set ef(value: number) {
-    if (!Number.isInteger(value) || value < 1) throw new RangeError(`PartitionIndex: ef must be a positive integer`);
+    if (!Number.isInteger(value) || value < 1) throw new RangeError(`PartitionIndex: ef must be an integer >= 1`);
     this.opts.ef = value;
     this.graph?.setEf(value);
   }
@@ -161,6 +183,8 @@ export class PartitionIndex {
     this.checkDimensions(vector);
     if (this.flat) return this.flat.nearest(vector);
     if (!this.graph || this.labels.size === 0 || !this.toScratch(vector)) return undefined;
+    const identical = this.identical(this.graph);
+    if (identical !== undefined) return { id: identical, similarity: 1 };
     const { neighbors, distances } = this.graph.searchKnn(this.scratch, 1);
     const id = neighbors.length > 0 ? this.idsByLabel[neighbors[0]] : undefined;
     if (id === undefined) return undefined;
@@ -209,7 +233,7 @@ export class PartitionIndex {
       this.pending.delete(id);
       const v = this.vectors.get(id);
       if (!v) continue;
-      for (let j = 0; j < v.length; j++) this.scratch[j] = v[j];
+      this.load(v, 1);
       this.insert(id);
     }
     if (this.pending.size === 0) this.finishBuild();
@@ -227,6 +251,8 @@ export class PartitionIndex {
     this.labels.clear();
     this.idsByLabel = [];
     this.freeLabels = [];
+    this.byHash.clear();
+    this.hashByLabel = [];
     this.pending.clear();
     this.pendingCursor = undefined;
   }
@@ -250,7 +276,8 @@ export class PartitionIndex {
     const graph = this.graph;
     if (!graph) throw new Error('PartitionIndex: no graph to insert into');
     let label = this.labels.get(id);
-    if (label === undefined) {
+    if (label !== undefined) this.forgetHash(label);
+    else {
       label = this.freeLabels.pop();
       if (label === undefined) {
         label = this.idsByLabel.length;
@@ -262,6 +289,46 @@ export class PartitionIndex {
     }
     // An existing label, live or deleted, is updated in place (see the header).
     graph.addPoint(this.scratch, label);
+    const hash = this.hashUnit();
+    this.hashByLabel[label] = hash;
+    const same = this.byHash.get(hash);
+    if (same) same.push(label);
+    else this.byHash.set(hash, [label]);
+  }
+
+  /** The smallest id whose stored vector is bit for bit the scratch vector. */
+  private identical(graph: Graph): string | undefined {
+    const candidates = this.byHash.get(this.hashUnit());
+    if (!candidates) return undefined;
+    let best: string | undefined;
+    for (const label of candidates) {
+      const id = this.idsByLabel[label];
+      if (id === undefined || (best !== undefined && best < id)) continue;
+      const stored = graph.getPoint(label);
+      let i = 0;
+      while (i < stored.length && stored[i] === this.unit[i]) i++;
+      if (i === stored.length) best = id;
+    }
+    return best;
+  }
+
+  private forgetHash(label: number): void {
+    const hash = this.hashByLabel[label];
+    const same = this.byHash.get(hash);
+    if (!same) return;
+    const at = same.indexOf(label);
+    if (at >= 0) same.splice(at, 1);
+    if (same.length === 0) this.byHash.delete(hash);
+  }
+
+  /** FNV-1a over the float32 bits, finalised; 30 bits so that keys stay small integers. */
+  private hashUnit(): number {
+    let h = 0x811c9dc5;
+    for (let i = 0; i < this.unitBits.length; i++) h = Math.imul(h ^ this.unitBits[i], 0x01000193);
+    h ^= h >>> 16;
+    h = Math.imul(h, 0x85ebca6b);
+    h ^= h >>> 13;
+    return h & 0x3fffffff;
   }
 
   /** Takes `id` out of the graph, if it is there. */
@@ -269,6 +336,7 @@ export class PartitionIndex {
     const label = this.labels.get(id);
     if (label === undefined || !this.graph) return false;
     this.graph.markDelete(label);
+    this.forgetHash(label);
     this.labels.delete(id);
     this.idsByLabel[label] = undefined;
     this.freeLabels.push(label);
@@ -278,8 +346,16 @@ export class PartitionIndex {
   /** Writes the unit vector of `v` into the scratch array; false for the zero vector. */
   private toScratch(v: Float32Array): boolean {
     const scale = inverseNorm(v);
-    for (let i = 0; i < v.length; i++) this.scratch[i] = v[i] * scale;
+    this.load(v, scale);
     return scale !== 0;
+  }
+
+  /** Rounded to float32 first, so the hash and the check see what the graph stores. */
+  private load(v: Float32Array, scale: number): void {
+    for (let i = 0; i < v.length; i++) {
+      this.unit[i] = v[i] * scale;
+      this.scratch[i] = this.unit[i];
+    }
   }
 
   private checkDimensions(vector: Float32Array): void {
