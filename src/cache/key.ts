@@ -141,12 +141,26 @@ export function canonicalMessages(req: ChatRequest): JsonValue {
  * array, so no choice of strings can make two different tuples collide by concatenation.
  */
 export function exactKey(tenant: string, model: string, req: ChatRequest, extras: WireExtras = {}): string {
-  return sha256Hex(canonicalJson([KEY_VERSION, tenant, model, fingerprint(req, extras), canonicalMessages(req)]));
+  return cacheKeys(tenant, model, req, extras).exact;
+}
+
+/** Both keys of a request, hashing the fingerprint once (the proxy path computes them per call). */
+export function cacheKeys(
+  tenant: string,
+  model: string,
+  req: ChatRequest,
+  extras: WireExtras = {},
+): { exact: string; partition: string } {
+  const fp = fingerprint(req, extras);
+  return {
+    exact: sha256Hex(canonicalJson([KEY_VERSION, tenant, model, fp, canonicalMessages(req)])),
+    partition: sha256Hex(canonicalJson([KEY_VERSION, 'semantic', tenant, model, fp])),
+  };
 }
 
 /** The partition of the semantic tier: only prompts under the same tenant, model and fingerprint compete. */
 export function partitionKey(tenant: string, model: string, req: ChatRequest, extras: WireExtras = {}): string {
-  return sha256Hex(canonicalJson([KEY_VERSION, 'semantic', tenant, model, fingerprint(req, extras)]));
+  return cacheKeys(tenant, model, req, extras).partition;
 }
 
 const messageText = (content: readonly Block[]): string =>

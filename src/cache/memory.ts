@@ -4,10 +4,16 @@
 // insertion order, so a hit re-inserts its entry at the end and eviction takes from the front).
 // The store (store/cache-entries.ts) is the durable copy these are rebuilt from.
 import type { ChatResponse } from '../ir/types.ts';
+import { cosine } from './embedder.ts';
 import { PartitionIndex } from './partition-index.ts';
 
-/** Graph builds run in idle turns of the event loop, at most this long per turn. */
-const BUILD_SLICE_MS = 5;
+/** Index work (graph builds, deferred inserts) runs in turns of the event loop of at most this long. */
+const WORK_SLICE_MS = 5;
+/**
+ * New answers wait this long before their vectors are indexed, so that the inserts (0.1-0.3 ms each
+ * once a partition has a graph) run in batches between calls rather than in front of the next one.
+ */
+const INDEX_DELAY_MS = 10;
 
 export interface MemEntry {
   /** tenant + "\n" + exact key: unique, like the store's (tenant, exact_key). */
@@ -46,7 +52,9 @@ export class CacheMemory {
   readonly #indexes = new Map<string, PartitionIndex>();
   /** Partitions whose graph is being built; the flat scan answers for them meanwhile. */
   readonly #building = new Set<PartitionIndex>();
-  #pump: NodeJS.Immediate | undefined;
+  /** Entries whose vectors are not indexed yet (the exact tier already serves them). */
+  #unindexed: MemEntry[] = [];
+  #pump: NodeJS.Timeout | undefined;
 
   get size(): number {
     return this.#byKey.size;
@@ -60,25 +68,37 @@ export class CacheMemory {
     return this.#byKey.get(key);
   }
 
-  /** The nearest entry of the partition in that vector space, with its similarity. */
+  /**
+   * The nearest entry of the partition in that vector space, with its similarity: the index's answer,
+   * or one of the entries still waiting to be indexed (a few, at most INDEX_DELAY_MS old), if closer.
+   */
   nearest(
     partitionKey: string,
     embedder: string,
     vector: Float32Array,
   ): { entry: MemEntry; similarity: number } | undefined {
+    let best: { entry: MemEntry; similarity: number } | undefined;
     const index = this.#indexes.get(indexKey(partitionKey, embedder));
-    if (index === undefined || index.dimensions !== vector.length) return undefined;
-    const n = index.nearest(vector);
-    if (n === undefined) return undefined;
-    const entry = this.#byKey.get(n.id);
-    return entry === undefined ? undefined : { entry, similarity: n.similarity };
+    if (index !== undefined && index.dimensions === vector.length) {
+      const n = index.nearest(vector);
+      const entry = n === undefined ? undefined : this.#byKey.get(n.id);
+      if (n !== undefined && entry !== undefined) best = { entry, similarity: n.similarity };
+    }
+    for (const e of this.#unindexed) {
+      if (e.partitionKey !== partitionKey || e.embedder !== embedder || e.vector?.length !== vector.length) continue;
+      if (this.#byKey.get(e.key) !== e) continue;
+      const similarity = cosine(e.vector, vector);
+      if (best === undefined || similarity > best.similarity) best = { entry: e, similarity };
+    }
+    return best;
   }
 
   /**
    * Adds or replaces the entry with the same key; returns the entries evicted to keep the project at
-   * `maxEntries` (least recently used first), for the caller to delete from the store.
+   * `maxEntries` (least recently used first), for the caller to delete from the store. With
+   * `deferIndex` the vector reaches the semantic tier a few milliseconds later, in a batch.
    */
-  add(entry: MemEntry, maxEntries: number): MemEntry[] {
+  add(entry: MemEntry, maxEntries: number, deferIndex = false): MemEntry[] {
     const old = this.#byKey.get(entry.key);
     if (old !== undefined) {
       this.remove(old);
@@ -92,16 +112,10 @@ export class CacheMemory {
     }
     lru.set(entry.key, entry);
     if (entry.vector !== null && entry.embedder !== null) {
-      const k = indexKey(entry.partitionKey, entry.embedder);
-      let index = this.#indexes.get(k);
-      if (index === undefined || index.dimensions !== entry.vector.length) {
-        // No build work inside add(): a restart loading 100,000 entries, or a write behind an
-        // answer, would otherwise stall the event loop; the pump below does it in idle turns.
-        index = new PartitionIndex(entry.vector.length, { buildInsertsPerAdd: 0 });
-        this.#indexes.set(k, index);
-      }
-      index.add(entry.key, entry.vector);
-      if (index.phase === 'building') this.#scheduleBuild(index);
+      if (deferIndex) {
+        this.#unindexed.push(entry);
+        this.#schedule(INDEX_DELAY_MS);
+      } else this.#index(entry);
     }
     const evicted: MemEntry[] = [];
     for (const oldest of lru.values()) {
@@ -112,24 +126,51 @@ export class CacheMemory {
     return evicted;
   }
 
-  #scheduleBuild(index: PartitionIndex): void {
-    this.#building.add(index);
+  #index(entry: MemEntry): void {
+    const vector = entry.vector;
+    if (vector === null || entry.embedder === null) return;
+    const k = indexKey(entry.partitionKey, entry.embedder);
+    let index = this.#indexes.get(k);
+    if (index === undefined || index.dimensions !== vector.length) {
+      // No build work inside add(): a restart loading 100,000 entries would otherwise stall the
+      // event loop for its whole build; the pump does it in slices.
+      index = new PartitionIndex(vector.length, { buildInsertsPerAdd: 0 });
+      this.#indexes.set(k, index);
+    }
+    index.add(entry.key, vector);
+    if (index.phase === 'building') {
+      this.#building.add(index);
+      this.#schedule(0);
+    }
+  }
+
+  #schedule(delayMs: number): void {
     if (this.#pump !== undefined) return;
-    const run = (): void => {
-      this.#pump = undefined;
-      for (const i of this.#building) if (!i.step(BUILD_SLICE_MS)) this.#building.delete(i);
-      if (this.#building.size > 0) {
-        this.#pump = setImmediate(run);
-        this.#pump.unref();
-      }
-    };
-    this.#pump = setImmediate(run);
+    this.#pump = setTimeout(() => this.#work(), delayMs);
     this.#pump.unref();
   }
 
-  /** Whether any partition is still building its graph (tests and benches wait for it). */
-  get building(): boolean {
-    return this.#building.size > 0;
+  /** One slice of index work: deferred inserts first (they make answers findable), then builds. */
+  #work(): void {
+    this.#pump = undefined;
+    const deadline = performance.now() + WORK_SLICE_MS;
+    let done = 0;
+    while (done < this.#unindexed.length && performance.now() < deadline) {
+      const e = this.#unindexed[done++];
+      // Replaced, evicted or purged meanwhile: nothing to index.
+      if (this.#byKey.get(e.key) === e) this.#index(e);
+    }
+    this.#unindexed = this.#unindexed.slice(done);
+    for (const index of this.#building) {
+      if (performance.now() >= deadline) break;
+      if (!index.step(Math.max(0.5, deadline - performance.now()))) this.#building.delete(index);
+    }
+    if (this.#unindexed.length > 0 || this.#building.size > 0) this.#schedule(0);
+  }
+
+  /** Whether index work is still queued (tests and benches wait for it). */
+  get busy(): boolean {
+    return this.#building.size > 0 || this.#unindexed.length > 0;
   }
 
   /** A hit: the entry becomes the project's most recently used. */

@@ -1,7 +1,8 @@
 // Nearest-neighbour index of one partition (see flat-index.ts) that stays fast at 100,000 entries.
-// Small partitions are scanned exactly (FlatIndex): at a thousand entries of 256 dimensions a scan
-// costs a few tenths of a millisecond and has perfect recall. Larger ones use an HNSW graph (hnswlib, inner-product
-// space over unit vectors, so similarity = 1 - distance).
+// Small partitions are scanned exactly (FlatIndex): at 128 entries of 256 dimensions a scan costs
+// about 40 us here and has perfect recall, about what one graph search costs (the call into the
+// addon alone is some 30 us). Larger ones use an HNSW graph (hnswlib, inner-product space over unit
+// vectors, so similarity = 1 - distance).
 //
 // Building the graph for the entries already there is the expensive part (tens of microseconds to a
 // millisecond per insert), so it is never done in one go: crossing the threshold starts a build, and
@@ -53,15 +54,16 @@ export interface PartitionIndexOptions {
   seed?: number;
 }
 
-// Chosen with bench/cache-index.ts at 100,000 LocalEmbedder vectors of 256 dimensions (bench/README.md):
-// recall@1 against the flat scan 0.99 overall and >= 0.98 on each kind of query, search p99 about
-// 0.6 ms. M 12 or efConstruction 64 needed ef 128-192 for the same recall; M 24-32 cost more per
-// search for no gain; efConstruction 128 added a few tenths of a point of recall for a slower build.
+// Chosen with bench/cache-index.ts at 100,000 LocalEmbedder vectors of 256 dimensions (bench/README.md).
+// ef 64: recall@1 against the flat scan 0.984, search p99 about 0.45 ms; ef 96 gave 0.990 for a third
+// more time per search, at every partition size (a miss pays it on the proxy path, and a neighbour the
+// search misses costs a hit, never a wrong answer). M 12 or efConstruction 64 needed ef 128-192 for
+// the same recall; M 24-32 cost more per search for no gain.
 export const PARTITION_INDEX_DEFAULTS: Readonly<Required<PartitionIndexOptions>> = {
-  exactBelow: 1000,
+  exactBelow: 128,
   m: 16,
   efConstruction: 100,
-  ef: 96,
+  ef: 64,
   buildInsertsPerAdd: 4,
   seed: 100,
 };

@@ -8,11 +8,11 @@ import type { PipelineDeps } from '../pipeline/deps.ts';
 import { addOnEnd, type BeforeAttemptHook, type HookAnswer } from '../pipeline/hooks.ts';
 import { endUserOf } from '../pipeline/record.ts';
 import type { CallRecord, ProxyCall } from '../pipeline/types.ts';
-import type { CacheEntry, CacheEntryStore } from '../store/cache-entries.ts';
+import type { CacheEntry, CacheEntryStore, NewCacheEntry } from '../store/cache-entries.ts';
 import { hitOutcome, sameAnswer } from './answer.ts';
 import { cacheEligible, fitsMaxTokens, semanticEligible } from './eligibility.ts';
 import { type CacheEmbedders, cacheEmbedders, type Embedding, embedPrompt } from './embedders.ts';
-import { alphaWireExtras, exactKey, partitionKey, promptText } from './key.ts';
+import { alphaWireExtras, cacheKeys, promptText } from './key.ts';
 import { CacheMemory, entryKey, type MemEntry } from './memory.ts';
 import { CACHE_SETTINGS_KEY, type CacheSettings, cacheTenant, parseCacheSettings } from './settings.ts';
 
@@ -31,6 +31,8 @@ const STORABLE = new Set(['end_turn', 'stop_sequence', 'tool_use']);
 /** Shadow mode also records neighbours below the threshold (down to this), so lower thresholds can be judged. */
 const SHADOW_FLOOR = 0.8;
 const SWEEP_MS = 60_000;
+/** New entries are written to the store in batches, at most this long after their answer. */
+const STORE_DELAY_MS = 20;
 const LOAD_PAGE = 1000;
 
 /** The `response` column: the answer in IR form and what serving it again needs. */
@@ -50,6 +52,8 @@ export class SemanticCache {
   readonly #embedders: CacheEmbedders;
   #timer: NodeJS.Timeout | undefined;
   readonly #writes = new Set<Promise<unknown>>();
+  /** Store writes waiting for their batch. */
+  #batch: { entries: MemEntry[]; rows: NewCacheEntry[]; release(): void; written: Promise<void> } | undefined;
   /** The pipeline remote embedders run their sub-calls through; set once the app has built it. */
   pipeline: PipelineDeps | undefined;
 
@@ -85,6 +89,7 @@ export class SemanticCache {
 
   async close(): Promise<void> {
     if (this.#timer) clearInterval(this.#timer);
+    this.#batch?.release();
     await Promise.allSettled(this.#writes);
     await this.#flushTouches();
   }
@@ -118,8 +123,7 @@ export class SemanticCache {
     if (!eligible.eligible) return skipped(call, eligible.reason);
     const now = this.#now();
     const model = call.modelRequested;
-    const exact = exactKey(tenant, model, chat.ir, extras);
-    const partition = partitionKey(tenant, model, chat.ir, extras);
+    const { exact, partition } = cacheKeys(tenant, model, chat.ir, extras);
     const found = this.#memory.exact(entryKey(tenant, exact));
     const base: Lookup = { call, settings, projectId, tenant, exact, partition, now, embedding: undefined };
     if (found !== undefined && this.#usable(found, call, settings, now)) return this.#found(base, found, 1, 'exact');
@@ -213,30 +217,54 @@ export class SemanticCache {
       storeId: undefined,
       written: undefined,
     };
-    const evicted = this.#memory.add(entry, settings.max_entries);
+    // The exact tier serves the answer at once; its vector is indexed in the next batch.
+    const evicted = this.#memory.add(entry, settings.max_entries, true);
     const stored: StoredAnswer = { answer, max_tokens: entry.maxTokens ?? null, provider: entry.provider };
-    entry.written = this.#track(
-      this.#deps.store
-        .put({
-          projectId: entry.projectId,
-          tenant: entry.tenant,
-          partitionKey: entry.partitionKey,
-          exactKey: entry.exactKey,
-          model: entry.model,
-          embedder: entry.embedder,
-          vector: entry.vector,
-          response: stored as unknown as CacheEntry['response'],
-          inputTokens: answer.usage.input,
-          outputTokens: answer.usage.output,
-          costUsd: entry.costUsd,
-          createdAt: entry.createdAt,
-          expiresAt: entry.expiresAt,
-        })
-        .then((id) => {
-          entry.storeId = id;
-        }),
-    );
+    entry.written = this.#store(entry, {
+      projectId: entry.projectId,
+      tenant: entry.tenant,
+      partitionKey: entry.partitionKey,
+      exactKey: entry.exactKey,
+      model: entry.model,
+      embedder: entry.embedder,
+      vector: entry.vector,
+      response: stored as unknown as CacheEntry['response'],
+      inputTokens: answer.usage.input,
+      outputTokens: answer.usage.output,
+      costUsd: entry.costUsd,
+      createdAt: entry.createdAt,
+      expiresAt: entry.expiresAt,
+    });
     for (const e of evicted) this.#forget(e);
+  }
+
+  /**
+   * Joins the next batch of store writes (one statement every STORE_DELAY_MS at most, off the calls'
+   * path); settles when that batch is written.
+   */
+  #store(entry: MemEntry, row: NewCacheEntry): Promise<void> {
+    let batch = this.#batch;
+    if (batch === undefined) {
+      const entries: MemEntry[] = [];
+      const rows: NewCacheEntry[] = [];
+      let release = (): void => {};
+      const due = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const timer = setTimeout(release, STORE_DELAY_MS);
+      timer.unref();
+      const written = due.then(async () => {
+        clearTimeout(timer);
+        if (this.#batch === batch) this.#batch = undefined;
+        const ids = await this.#deps.store.putMany(rows);
+        for (const e of entries) e.storeId = ids.get(e.key) ?? e.storeId;
+      });
+      batch = { entries, rows, release, written: this.#track(written) };
+      this.#batch = batch;
+    }
+    batch.entries.push(entry);
+    batch.rows.push(row);
+    return batch.written;
   }
 
   /**
@@ -296,6 +324,7 @@ export class SemanticCache {
   async purge(projectId: string): Promise<number> {
     this.#memory.purgeProject(projectId);
     // Writes still in flight would land after the delete and come back at the next start.
+    this.#batch?.release();
     await Promise.allSettled([...this.#writes]);
     return this.#deps.store.purgeProject(projectId);
   }

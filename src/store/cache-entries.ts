@@ -52,6 +52,11 @@ export type NewCacheEntry = Omit<CacheEntry, 'id' | 'lastUsedAt'>;
 export interface CacheEntryStore {
   /** Inserts, or replaces the entry with the same (tenant, exact key); returns the stored entry's id. */
   put(e: NewCacheEntry): Promise<string>;
+  /**
+   * put() for many entries in one statement; returns the stored ids by `tenant + "\n" + exactKey`.
+   * Of entries with the same key, the last one wins.
+   */
+  putMany(entries: readonly NewCacheEntry[]): Promise<Map<string, string>>;
   /** A live (unexpired) entry by its exact key. */
   getExact(tenant: string, exactKey: string, now: number): Promise<CacheEntry | undefined>;
   get(id: string): Promise<CacheEntry | undefined>;
@@ -103,37 +108,69 @@ function toEntry(r: CacheEntriesTable): CacheEntry {
   };
 }
 
+function toRow(e: NewCacheEntry): CacheEntriesTable {
+  return {
+    id: newId('ce'),
+    project_id: e.projectId,
+    tenant: e.tenant,
+    partition_key: e.partitionKey,
+    exact_key: e.exactKey,
+    model: e.model,
+    embedder: e.embedder,
+    vector: e.vector === null ? null : encodeVector(e.vector),
+    response: JSON.stringify(e.response),
+    input_tokens: e.inputTokens,
+    output_tokens: e.outputTokens,
+    cost_usd: e.costUsd,
+    created_at: e.createdAt,
+    last_used_at: e.createdAt,
+    expires_at: e.expiresAt,
+  };
+}
+
 export function createCacheEntryStore(baseDb: Db): CacheEntryStore {
   const db = baseDb.withTables<CacheTables>();
   const idsOf = (rows: Array<{ id: string }>) => rows.map((r) => r.id);
 
+  const putMany: CacheEntryStore['putMany'] = async (entries) => {
+    const byKey = new Map<string, CacheEntriesTable>();
+    for (const e of entries) byKey.set(`${e.tenant}\n${e.exactKey}`, toRow(e));
+    const out = new Map<string, string>();
+    if (byKey.size === 0) return out;
+    const stored = await db
+      .insertInto('cache_entries')
+      .values([...byKey.values()])
+      // A fresh answer for the same request replaces the old one in place (the row keeps its id).
+      .onConflict((oc) =>
+        oc.columns(['tenant', 'exact_key']).doUpdateSet((eb) => ({
+          project_id: eb.ref('excluded.project_id'),
+          partition_key: eb.ref('excluded.partition_key'),
+          model: eb.ref('excluded.model'),
+          embedder: eb.ref('excluded.embedder'),
+          vector: eb.ref('excluded.vector'),
+          response: eb.ref('excluded.response'),
+          input_tokens: eb.ref('excluded.input_tokens'),
+          output_tokens: eb.ref('excluded.output_tokens'),
+          cost_usd: eb.ref('excluded.cost_usd'),
+          created_at: eb.ref('excluded.created_at'),
+          last_used_at: eb.ref('excluded.last_used_at'),
+          expires_at: eb.ref('excluded.expires_at'),
+        })),
+      )
+      .returning(['id', 'tenant', 'exact_key'])
+      .execute();
+    for (const r of stored) out.set(`${r.tenant}\n${r.exact_key}`, r.id);
+    return out;
+  };
+
   return {
+    putMany,
+
     async put(e) {
-      const row: CacheEntriesTable = {
-        id: newId('ce'),
-        project_id: e.projectId,
-        tenant: e.tenant,
-        partition_key: e.partitionKey,
-        exact_key: e.exactKey,
-        model: e.model,
-        embedder: e.embedder,
-        vector: e.vector === null ? null : encodeVector(e.vector),
-        response: JSON.stringify(e.response),
-        input_tokens: e.inputTokens,
-        output_tokens: e.outputTokens,
-        cost_usd: e.costUsd,
-        created_at: e.createdAt,
-        last_used_at: e.createdAt,
-        expires_at: e.expiresAt,
-      };
-      const { id: _id, tenant: _t, exact_key: _k, ...replace } = row;
-      const stored = await db
-        .insertInto('cache_entries')
-        .values(row)
-        .onConflict((oc) => oc.columns(['tenant', 'exact_key']).doUpdateSet(replace))
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      return stored.id;
+      const ids = await putMany([e]);
+      const id = ids.get(`${e.tenant}\n${e.exactKey}`);
+      if (id === undefined) throw new Error('cache entry upsert returned no row');
+      return id;
     },
 
     async getExact(tenant, exactKey, now) {

@@ -61,6 +61,27 @@ for (const d of await dialects()) {
       assert.equal(await s.getExact('proj_c', 'key-1', NOW), undefined);
     });
 
+    test('putMany writes a batch in one statement: the last of a repeated key wins, ids come back by key', async () => {
+      const existing = await s.put(entry({ tenant: 'proj_m', projectId: 'proj_m', exactKey: 'm-1' }));
+      const ids = await s.putMany([
+        entry({ tenant: 'proj_m', projectId: 'proj_m', exactKey: 'm-1', costUsd: 1 }),
+        entry({ tenant: 'proj_m', projectId: 'proj_m', exactKey: 'm-2', costUsd: 2 }),
+        entry({ tenant: 'proj_m', projectId: 'proj_m', exactKey: 'm-2', costUsd: 3, createdAt: NOW + 1 }),
+      ]);
+      assert.equal(ids.size, 2);
+      assert.equal(ids.get('proj_m\nm-1'), existing, 'an upsert keeps the row');
+      assert.equal((await s.getExact('proj_m', 'm-1', NOW))?.costUsd, 1);
+      const second = await s.getExact('proj_m', 'm-2', NOW);
+      assert.equal(second?.costUsd, 3);
+      assert.equal(second?.id, ids.get('proj_m\nm-2'));
+      assert.deepEqual(await s.putMany([]), new Map());
+      // removeVersion deletes only the answer written at that time.
+      await s.removeVersion(existing, NOW + 5);
+      assert.ok(await s.getExact('proj_m', 'm-1', NOW));
+      await s.removeVersion(existing, NOW);
+      assert.equal(await s.getExact('proj_m', 'm-1', NOW), undefined);
+    });
+
     test('expired entries are neither served nor listed, and the sweep deletes them', async () => {
       await s.put(entry({ exactKey: 'old', expiresAt: NOW - 1 }));
       assert.equal(await s.getExact('proj_a', 'old', NOW), undefined);
