@@ -78,3 +78,41 @@ test('an embedder that fails leaves the exact tier working and the call answered
   assert.equal(again.headers.get('x-svc-cache'), 'HIT');
   assert.equal(again.headers.get('x-svc-cache-similarity'), '1.0');
 });
+
+test('an embeddings routing config (@slug) as the embedder: its sub-call goes through the config', async () => {
+  const cfg = await api(env.gw, 'POST', '/manage/v1/routing-configs', {
+    name: 'cache-emb',
+    strategy: 'fallback',
+    config: { models: ['openai/text-embedding-3-small-fail-500', 'openai/text-embedding-3-small'] },
+  });
+  assert.equal(cfg.status, 201, JSON.stringify(cfg.json));
+  const slug = (cfg.json as Json).slug as string;
+  const p = await cachedProject(env, 'slug-embedder', { embedder: `@${slug}`, similarity_threshold: 0.99 });
+  const first = await chat(env, p.key, 'alpha', {
+    model: MODEL,
+    messages: [{ role: 'user', content: 'List two colours\nof the sky' }],
+  });
+  assert.equal(first.status, 200, first.text);
+  const chatId = first.headers.get('x-svc-request-id');
+  await logRow(env, chatId);
+  const r = await api(env.gw, 'GET', `/manage/v1/logs?trace_id=${chatId}`);
+  const sub = ((r.json as Json).data as Json[]).find((row) => row.request_type === 'embedding');
+  assert.ok(sub, JSON.stringify(r.json));
+  assert.equal(sub.model_requested, `@${slug}`);
+  assert.equal(sub.status_code, 200, 'the config fell back past the failing model');
+
+  const hit = await chat(env, p.key, 'beta', {
+    model: MODEL,
+    messages: [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'List two colours' },
+          { type: 'text', text: 'of the sky' },
+        ],
+      },
+    ],
+  });
+  assert.equal(hit.headers.get('x-svc-cache'), 'HIT', hit.text);
+  assert.equal(answerText(hit), answerText(first));
+});
