@@ -14,6 +14,7 @@ import { Client } from 'undici';
 import { cpuMs } from './cpu.ts';
 import { ADMIN_KEY, startGateway } from './gateway.ts';
 import { autocannonGenerator } from './load/autocannon.ts';
+import { makePrompter, rng } from './prompts.ts';
 import { ROOT, startFake } from './stack.ts';
 
 const { values } = parseArgs({
@@ -92,7 +93,18 @@ const gw = await startGateway({ fakeUrl: fake.url });
 try {
   const hotKey = await projectKey(gw.url, 'cache on', true);
   const coldKey = await projectKey(gw.url, 'cache off', false);
-  const run = `${Date.now()}`;
+  // New prompts drawn from varied templates (the same generator as bench/cache-index.ts), one list
+  // per pair of variants so the cache-on and cache-off calls send the same texts.
+  const prompts = (seed: number) => {
+    const next = makePrompter(rng(seed));
+    // Distinct texts only: a repeat would be an exact hit, not a miss.
+    const seen = new Set<string>();
+    while (seen.size < rounds * perRound + 100) seen.add(next());
+    return [...seen];
+  };
+  const fresh = prompts(1);
+  const freshSlow = prompts(2);
+  const nth = (list: string[], i: number) => list[i % list.length];
   const variants: Variant[] = [
     {
       name: 'direct to the fake',
@@ -113,14 +125,14 @@ try {
       origin: gw.url,
       path: '/alpha/v1/chat/completions',
       headers: { authorization: `Bearer ${coldKey}` },
-      body: (i) => chatBody('openai/gpt-4o-mini', `${PROMPT} Variant ${run}-${i} of the question, number ${i * 7919}.`),
+      body: (i) => chatBody('openai/gpt-4o-mini', nth(fresh, i)),
     },
     {
       name: 'gateway, cache miss (new prompts)',
       origin: gw.url,
       path: '/alpha/v1/chat/completions',
       headers: { authorization: `Bearer ${hotKey}` },
-      body: (i) => chatBody('openai/gpt-4o-mini', `${PROMPT} Variant ${run}-${i} of the question, number ${i * 7919}.`),
+      body: (i) => chatBody('openai/gpt-4o-mini', nth(fresh, i)),
     },
     // The same pair with an upstream that takes 5 ms, as any real one takes at least: the writes
     // batched behind the answers then run while calls wait on the upstream, not in front of the next.
@@ -129,18 +141,19 @@ try {
       origin: gw.url,
       path: '/alpha/v1/chat/completions',
       headers: { authorization: `Bearer ${coldKey}` },
-      body: (i) => chatBody(SLOW, `${PROMPT} Slow variant ${run}-${i} of the question, number ${i * 7919}.`),
+      body: (i) => chatBody(SLOW, nth(freshSlow, i)),
     },
     {
       name: 'gateway, cache miss, 5 ms upstream',
       origin: gw.url,
       path: '/alpha/v1/chat/completions',
       headers: { authorization: `Bearer ${hotKey}` },
-      body: (i) => chatBody(SLOW, `${PROMPT} Slow variant ${run}-${i} of the question, number ${i * 7919}.`),
+      body: (i) => chatBody(SLOW, nth(freshSlow, i)),
     },
   ];
   // Stores the answer the hit variant is served, and warms every path.
-  for (const v of variants) await c1(v, 50, 1_000_000);
+  // Warm-up prompts come after the measured ones in each list, so none of them is measured again.
+  for (const v of variants) await c1(v, 50, rounds * perRound);
   const lat = new Map<string, number[]>(variants.map((v) => [v.name, []]));
   const cpu = new Map<string, number[]>(variants.map((v) => [v.name, []]));
   for (let r = 0; r < rounds; r++) {

@@ -107,7 +107,9 @@ export class PartitionIndex {
     }
     this.dimensions = dimensions;
     this.opts = opts;
-    this.flat = new FlatIndex(dimensions);
+    // Room for one entry: most partitions (one per system prompt, tool set and sampling) stay small,
+    // and 16 slots of 256 floats each would be 16 KB per partition before the first answer.
+    this.flat = new FlatIndex(dimensions, 1);
     this.scratch = new Array<number>(dimensions).fill(0);
     this.unit = new Float32Array(dimensions);
     this.unitBits = new Uint32Array(this.unit.buffer);
