@@ -47,8 +47,8 @@ export class SemanticCache {
   readonly #memory = new CacheMemory();
   readonly #settings = new WeakMap<object, CacheSettings | null>();
   readonly #now: () => number;
-  /** Store ids of entries hit since the last flush, with when: the store learns of hits in batches. */
-  readonly #touched = new Map<string, number>();
+  /** Store ids of entries hit since the last sweep: the store learns of hits in batches. */
+  readonly #touched = new Set<string>();
   readonly #embedders: CacheEmbedders;
   #timer: NodeJS.Timeout | undefined;
   readonly #writes = new Set<Promise<unknown>>();
@@ -171,7 +171,7 @@ export class SemanticCache {
     };
     call.hookTrace = { ...call.hookTrace, cache: { hit: tier, similarity } };
     this.#memory.touch(e);
-    if (e.storeId !== undefined) this.#touched.set(e.storeId, base.now);
+    if (e.storeId !== undefined) this.#touched.add(e.storeId);
     return { outcome: hitOutcome(chat, e.answer), modelUsed: e.answer.model, provider: e.provider };
   }
 
@@ -342,9 +342,10 @@ export class SemanticCache {
   }
 
   async #flushTouches(): Promise<void> {
-    const batch = [...this.#touched];
+    if (this.#touched.size === 0) return;
+    const ids = [...this.#touched];
     this.#touched.clear();
-    for (const [id, at] of batch) await this.#deps.store.touch(id, at);
+    await this.#deps.store.touchMany(ids, this.#now());
   }
 }
 

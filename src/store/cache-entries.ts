@@ -64,6 +64,8 @@ export interface CacheEntryStore {
   listLive(now: number, page: { afterId?: string; limit: number }): Promise<CacheEntry[]>;
   /** Marks a hit: the entry is now the most recently used. */
   touch(id: string, now: number): Promise<void>;
+  /** touch() for many entries at once (the hits of a sweep period). */
+  touchMany(ids: readonly string[], now: number): Promise<void>;
   remove(id: string): Promise<void>;
   /** Deletes the row only while it still holds the answer written at `createdAt` (not a newer one). */
   removeVersion(id: string, createdAt: number): Promise<void>;
@@ -197,6 +199,14 @@ export function createCacheEntryStore(baseDb: Db): CacheEntryStore {
 
     async touch(id, now) {
       await db.updateTable('cache_entries').set({ last_used_at: now }).where('id', '=', id).execute();
+    },
+
+    async touchMany(ids, now) {
+      // Bounded statements: SQLite caps the number of bound parameters.
+      for (let i = 0; i < ids.length; i += 500) {
+        const chunk = ids.slice(i, i + 500);
+        await db.updateTable('cache_entries').set({ last_used_at: now }).where('id', 'in', chunk).execute();
+      }
     },
 
     async remove(id) {

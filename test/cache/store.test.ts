@@ -82,6 +82,15 @@ for (const d of await dialects()) {
       assert.equal(await s.getExact('proj_m', 'm-1', NOW), undefined);
     });
 
+    test('touchMany marks several entries used at once', async () => {
+      const a = await s.put(entry({ tenant: 'proj_t', projectId: 'proj_t', exactKey: 't-1' }));
+      const b = await s.put(entry({ tenant: 'proj_t', projectId: 'proj_t', exactKey: 't-2' }));
+      await s.touchMany([a, b], NOW + 60_000);
+      assert.equal((await s.get(a))?.lastUsedAt, NOW + 60_000);
+      assert.equal((await s.get(b))?.lastUsedAt, NOW + 60_000);
+      await s.touchMany([], NOW);
+    });
+
     test('expired entries are neither served nor listed, and the sweep deletes them', async () => {
       await s.put(entry({ exactKey: 'old', expiresAt: NOW - 1 }));
       assert.equal(await s.getExact('proj_a', 'old', NOW), undefined);
