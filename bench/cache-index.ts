@@ -9,7 +9,8 @@ import { parseArgs } from 'node:util';
 import { FlatIndex, type Neighbour } from '../src/cache/flat-index.ts';
 import { LocalEmbedder } from '../src/cache/local-embedder.ts';
 import { PARTITION_INDEX_DEFAULTS, PartitionIndex } from '../src/cache/partition-index.ts';
-import { makePrompter, rng } from './prompts.ts';
+import { seededRandom } from '../test/helpers/random.ts';
+import { makePrompter } from './prompts.ts';
 import { percentile } from './stats.ts';
 
 const { values } = parseArgs({
@@ -89,7 +90,7 @@ const sameAnswer = (got: Neighbour | undefined, want: Neighbour | undefined) =>
   got?.id === want?.id || (got !== undefined && want !== undefined && got.similarity >= want.similarity - 1e-6);
 
 function main(): void {
-  const next = rng(positive('seed', values.seed));
+  const next = seededRandom(positive('seed', values.seed));
   const prompt = makePrompter(next);
   const embedder = new LocalEmbedder(dims);
 

@@ -11,10 +11,11 @@
 import { execFileSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { Client } from 'undici';
+import { seededRandom } from '../test/helpers/random.ts';
 import { cpuMs } from './cpu.ts';
 import { ADMIN_KEY, startGateway } from './gateway.ts';
 import { autocannonGenerator } from './load/autocannon.ts';
-import { makePrompter, rng } from './prompts.ts';
+import { makePrompter } from './prompts.ts';
 import { ROOT, startFake } from './stack.ts';
 
 const { values } = parseArgs({
@@ -96,7 +97,7 @@ try {
   // New prompts drawn from varied templates (the same generator as bench/cache-index.ts), one list
   // per pair of variants so the cache-on and cache-off calls send the same texts.
   const prompts = (seed: number) => {
-    const next = makePrompter(rng(seed));
+    const next = makePrompter(seededRandom(seed));
     // Distinct texts only: a repeat would be an exact hit, not a miss.
     const seen = new Set<string>();
     while (seen.size < rounds * perRound + 100) seen.add(next());

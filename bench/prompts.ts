@@ -1,16 +1,6 @@
 // Generated English-like prompts for the cache benches: 20 templates filled with random words, names,
 // cities and numbers, from a seeded generator so two runs see the same prompts.
 
-/** mulberry32: seeded, so two runs see the same prompts. */
-export function rng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const words = (s: string) => s.split(' ');
 const VOCAB: Record<string, string[]> = {
   noun: words(

@@ -6,12 +6,7 @@ import type { JsonOutcome, StreamOutcome, StreamSummary } from '../ir/outcome.ts
 import { responseEvents } from '../ir/stream-replay.ts';
 import type { ChatResponse } from '../ir/types.ts';
 import type { ChatCall } from '../pipeline/call.ts';
-
-function answerText(res: ChatResponse): string {
-  let s = '';
-  for (const b of res.content) if (b.type === 'text') s += b.text;
-  return s;
-}
+import { answerText } from '../pipeline/chat-attempt.ts';
 
 /** The stored usage is what the original call paid for; a hit reports it (its cost is 0). */
 export function hitOutcome(call: ChatCall, res: ChatResponse): JsonOutcome | StreamOutcome {

@@ -1,17 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { seededRandom } from '../../test/helpers/random.ts';
 import { cosine } from './embedder.ts';
 import { FlatIndex, type Neighbour } from './flat-index.ts';
-
-/** mulberry32: seeded, so a failure reproduces. */
-function rng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const randomVector = (next: () => number, d: number) => Float32Array.from({ length: d }, () => next() * 2 - 1);
 
@@ -27,7 +18,7 @@ function bruteForce(entries: Map<string, Float32Array>, q: Float32Array): Neighb
 }
 
 test('nearest agrees with a brute-force cosine scan through adds, replacements and removals', () => {
-  const next = rng(42);
+  const next = seededRandom(42);
   const d = 32;
   const index = new FlatIndex(d, 2);
   const truth = new Map<string, Float32Array>();
@@ -53,7 +44,7 @@ test('nearest agrees with a brute-force cosine scan through adds, replacements a
 });
 
 test('a stored vector finds itself with similarity 1, whatever its length', () => {
-  const next = rng(7);
+  const next = seededRandom(7);
   const index = new FlatIndex(16);
   const v = randomVector(next, 16);
   index.add('a', v);
@@ -95,7 +86,7 @@ test('the zero vector matches nothing; a wrong size is refused', () => {
 });
 
 test('a 10,000-entry partition of 256 dimensions answers in a few milliseconds', () => {
-  const next = rng(1);
+  const next = seededRandom(1);
   const index = new FlatIndex(256);
   for (let i = 0; i < 10_000; i++) index.add(`e${i}`, randomVector(next, 256));
   const q = randomVector(next, 256);

@@ -119,7 +119,7 @@ export class FlatIndex {
 }
 
 /** 1 / |v|, or 0 for the zero vector (which then stays all zeros). */
-function inverseNorm(v: Float32Array): number {
+export function inverseNorm(v: Float32Array): number {
   let sum = 0;
   for (let i = 0; i < v.length; i++) sum += v[i] * v[i];
   return sum === 0 ? 0 : 1 / Math.sqrt(sum);

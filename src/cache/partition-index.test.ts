@@ -1,18 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { seededRandom } from '../../test/helpers/random.ts';
 import { cosine } from './embedder.ts';
 import { FlatIndex } from './flat-index.ts';
 import { PartitionIndex, type PartitionPhase } from './partition-index.ts';
-
-/** mulberry32: seeded, so a failure reproduces. */
-function rng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const randomVector = (next: () => number, d: number) => Float32Array.from({ length: d }, () => next() * 2 - 1);
 
@@ -28,7 +19,7 @@ function assertLive(got: ReturnType<PartitionIndex['nearest']>, truth: Map<strin
 }
 
 test('on random vectors the graph finds every stored vector and nearly every true neighbour', () => {
-  const next = rng(42);
+  const next = seededRandom(42);
   const d = 32;
   const index = new PartitionIndex(d, { exactBelow: 100 });
   const reference = new FlatIndex(d);
@@ -60,7 +51,7 @@ test('on random vectors the graph finds every stored vector and nearly every tru
 });
 
 test('adds, replacements and removals stay consistent through every phase', () => {
-  const next = rng(7);
+  const next = seededRandom(7);
   const d = 16;
   const index = new PartitionIndex(d, { exactBelow: 60, buildInsertsPerAdd: 1 });
   const reference = new FlatIndex(d);
@@ -98,7 +89,7 @@ test('adds, replacements and removals stay consistent through every phase', () =
 });
 
 test('identical vectors are found without a graph search, ties going to the smallest id', () => {
-  const next = rng(5);
+  const next = seededRandom(5);
   const d = 64;
   // A graph this sparse and a search this narrow miss many exact neighbours: random 64-dimension
   // vectors are all about equally far apart. The hash of the unit vector does not depend on it.
@@ -136,7 +127,7 @@ test('identical vectors are found without a graph search, ties going to the smal
 });
 
 test('a build in progress answers exactly and misses nothing changed meanwhile; step() finishes it', () => {
-  const next = rng(3);
+  const next = seededRandom(3);
   const d = 24;
   const index = new PartitionIndex(d, { exactBelow: 200, buildInsertsPerAdd: 1 });
   const truth = new Map<string, Float32Array>();
@@ -176,7 +167,7 @@ test('a build in progress answers exactly and misses nothing changed meanwhile; 
 });
 
 test('capacity doubles as the graph grows, slots of removed entries are reused, shrinking returns to exact', () => {
-  const next = rng(11);
+  const next = seededRandom(11);
   const d = 8;
   const index = new PartitionIndex(d, { exactBelow: 8 });
   assert.equal(index.capacity, 0);
@@ -227,7 +218,7 @@ test('the zero vector matches nothing; a wrong size or setting is refused', () =
 });
 
 test('with buildInsertsPerAdd 0, add() leaves the whole build to step()', () => {
-  const next = rng(7);
+  const next = seededRandom(7);
   const index = new PartitionIndex(16, { exactBelow: 8, buildInsertsPerAdd: 0 });
   const truth = new Map<string, Float32Array>();
   for (let i = 0; i < 40; i++) {

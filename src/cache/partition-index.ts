@@ -28,7 +28,7 @@
 
 import type { HierarchicalNSW as Graph } from 'hnswlib-node';
 import hnswlib from 'hnswlib-node';
-import { FlatIndex, type Neighbour } from './flat-index.ts';
+import { FlatIndex, inverseNorm, type Neighbour } from './flat-index.ts';
 
 export type { Neighbour } from './flat-index.ts';
 
@@ -374,11 +374,4 @@ export class PartitionIndex {
 function unit(v: Float32Array): Float32Array {
   const scale = inverseNorm(v);
   return v.map((x) => x * scale);
-}
-
-/** 1 / |v|, or 0 for the zero vector (which then stays all zeros). */
-function inverseNorm(v: Float32Array): number {
-  let sum = 0;
-  for (let i = 0; i < v.length; i++) sum += v[i] * v[i];
-  return sum === 0 ? 0 : 1 / Math.sqrt(sum);
 }

@@ -2,78 +2,10 @@
 // fold back into the very answer they came from, since a cache hit is served from exactly this path.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { ANSWER_BASE, ANSWER_SAMPLES, LONG_TEXT } from '../../test/helpers/ir-samples.ts';
 import { ResponseAssembler } from './stream-assembler.ts';
 import { responseEvents, splitText } from './stream-replay.ts';
 import type { ChatResponse, StreamEvent } from './types.ts';
-
-// A surrogate pair straddles the first 64-unit boundary, so a naive split would cut it in half.
-const LONG = `${'a'.repeat(63)}😀 ${'Grüße aus Zürich 🇨🇭, '.repeat(12)}done 👍🏽`;
-
-const base = { id: 'msg_1', model: 'up-model', stopReason: 'end_turn' as const, usage: { input: 12, output: 7 } };
-
-const samples: Record<string, ChatResponse> = {
-  'plain text': { ...base, content: [{ type: 'text', text: 'Paris is the capital of France.' }] },
-  'long text with emoji': { ...base, content: [{ type: 'text', text: LONG }], stopSequence: null },
-  'text and two tool calls': {
-    ...base,
-    stopReason: 'tool_use',
-    rawStopReason: 'tool_calls',
-    content: [
-      { type: 'text', text: 'Let me look both up.' },
-      {
-        type: 'tool_use',
-        id: 'toolu_a',
-        name: 'weather',
-        input: { city: 'Paris', when: { day: 'today', hours: [9, 12, 18] }, metric: true, note: null },
-      },
-      { type: 'tool_use', id: 'toolu_b', name: 'time', input: {} },
-    ],
-  },
-  'thinking with signature': {
-    ...base,
-    content: [
-      {
-        type: 'thinking',
-        thinking: `The user asks about Paris. ${'Consider the facts. '.repeat(6)}`,
-        signature: 'sig==',
-      },
-      { type: 'text', text: 'Paris.' },
-    ],
-  },
-  'thinking without signature': {
-    ...base,
-    content: [
-      { type: 'thinking', thinking: 'short' },
-      { type: 'text', text: 'ok' },
-    ],
-  },
-  'redacted thinking': {
-    ...base,
-    content: [
-      { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT' },
-      { type: 'text', text: 'Done.' },
-    ],
-  },
-  'max tokens': {
-    ...base,
-    stopReason: 'max_tokens',
-    rawStopReason: 'length',
-    content: [{ type: 'text', text: 'The answer is cut' }],
-  },
-  'stop sequence': {
-    ...base,
-    stopReason: 'stop_sequence',
-    rawStopReason: 'stop_sequence',
-    stopSequence: 'END',
-    content: [{ type: 'text', text: 'One, two' }],
-  },
-  'prompt cache usage': {
-    ...base,
-    usage: { input: 3, output: 9, cacheRead: 1200, cacheWrite: 40 },
-    content: [{ type: 'text', text: 'From the cache.' }],
-  },
-  'empty answer': { ...base, content: [] },
-};
 
 /** Checks the StreamEvent contract the encoders rely on; returns the block kinds in index order. */
 function assertWellFormed(events: StreamEvent[]): string[] {
@@ -123,7 +55,7 @@ function assemble(events: StreamEvent[]): ChatResponse | undefined {
   return asm.result();
 }
 
-for (const [name, res] of Object.entries(samples)) {
+for (const [name, res] of Object.entries(ANSWER_SAMPLES)) {
   test(`round trip: ${name}`, () => {
     const events = responseEvents(res);
     const kinds = assertWellFormed(events);
@@ -136,7 +68,7 @@ for (const [name, res] of Object.entries(samples)) {
 }
 
 test('start carries the prompt-side usage, the final usage event the whole of it', () => {
-  const events = responseEvents(samples['prompt cache usage']);
+  const events = responseEvents(ANSWER_SAMPLES['prompt cache usage']);
   assert.deepEqual(events[0], {
     type: 'start',
     id: 'msg_1',
@@ -144,7 +76,7 @@ test('start carries the prompt-side usage, the final usage event the whole of it
     usage: { input: 3, cacheRead: 1200, cacheWrite: 40 },
   });
   assert.deepEqual(events.at(-2), { type: 'usage', usage: { input: 3, output: 9, cacheRead: 1200, cacheWrite: 40 } });
-  assert.deepEqual(responseEvents(samples['plain text'])[0], {
+  assert.deepEqual(responseEvents(ANSWER_SAMPLES['plain text'])[0], {
     type: 'start',
     id: 'msg_1',
     model: 'up-model',
@@ -153,23 +85,23 @@ test('start carries the prompt-side usage, the final usage event the whole of it
 });
 
 test('stop repeats the stop reason, raw reason and sequence', () => {
-  assert.deepEqual(responseEvents(samples['stop sequence']).at(-1), {
+  assert.deepEqual(responseEvents(ANSWER_SAMPLES['stop sequence']).at(-1), {
     type: 'stop',
     stopReason: 'stop_sequence',
     rawStopReason: 'stop_sequence',
     stopSequence: 'END',
   });
-  assert.deepEqual(responseEvents(samples['plain text']).at(-1), { type: 'stop', stopReason: 'end_turn' });
+  assert.deepEqual(responseEvents(ANSWER_SAMPLES['plain text']).at(-1), { type: 'stop', stopReason: 'end_turn' });
 });
 
 test('long text arrives as several deltas, no surrogate pair split', () => {
-  const deltas = responseEvents(samples['long text with emoji']).filter((e) => e.type === 'text_delta');
+  const deltas = responseEvents(ANSWER_SAMPLES['long text with emoji']).filter((e) => e.type === 'text_delta');
   assert.ok(deltas.length > 3, `expected several deltas, got ${deltas.length}`);
   for (const d of deltas) {
     assert.ok(d.text.length > 0 && d.text.length <= 64, `delta of ${d.text.length} units`);
     assert.ok(wellFormed(d.text), `delta ${JSON.stringify(d.text)} holds a lone surrogate`);
   }
-  assert.equal(deltas.map((d) => d.text).join(''), LONG);
+  assert.equal(deltas.map((d) => d.text).join(''), LONG_TEXT);
 });
 
 test('splitText keeps pairs whole at any size', () => {
@@ -184,11 +116,13 @@ test('splitText keeps pairs whole at any size', () => {
 });
 
 test('thinking: text deltas then the signature; tool calls: the whole input as one fragment', () => {
-  const thinking = responseEvents(samples['thinking with signature']).filter((e) => 'index' in e && e.index === 0);
+  const thinking = responseEvents(ANSWER_SAMPLES['thinking with signature']).filter(
+    (e) => 'index' in e && e.index === 0,
+  );
   // Consecutive repeats collapsed: the thinking text spans several deltas.
   const shape = thinking.map((e) => e.type).filter((t, i, all) => t !== all[i - 1]);
   assert.deepEqual(shape, ['block_start', 'thinking_delta', 'signature_delta', 'block_stop']);
-  const args = responseEvents(samples['text and two tool calls']).filter((e) => e.type === 'tool_args_delta');
+  const args = responseEvents(ANSWER_SAMPLES['text and two tool calls']).filter((e) => e.type === 'tool_args_delta');
   assert.deepEqual(
     args.map((e) => [e.index, e.partialJson]),
     [
@@ -199,7 +133,7 @@ test('thinking: text deltas then the signature; tool calls: the whole input as o
 });
 
 test('redacted thinking has a header and no deltas', () => {
-  const events = responseEvents(samples['redacted thinking']).filter((e) => 'index' in e && e.index === 0);
+  const events = responseEvents(ANSWER_SAMPLES['redacted thinking']).filter((e) => 'index' in e && e.index === 0);
   assert.deepEqual(events, [
     { type: 'block_start', index: 0, block: { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT' } },
     { type: 'block_stop', index: 0 },
@@ -208,7 +142,7 @@ test('redacted thinking has a header and no deltas', () => {
 
 test('image and tool_result blocks are skipped without leaving an index gap', () => {
   const res: ChatResponse = {
-    ...base,
+    ...ANSWER_BASE,
     content: [
       { type: 'image', source: { kind: 'url', url: 'https://example.com/a.png' } },
       { type: 'text', text: 'a' },
@@ -225,7 +159,7 @@ test('image and tool_result blocks are skipped without leaving an index gap', ()
 });
 
 test('an empty text block still opens and closes', () => {
-  const res: ChatResponse = { ...base, content: [{ type: 'text', text: '' }] };
+  const res: ChatResponse = { ...ANSWER_BASE, content: [{ type: 'text', text: '' }] };
   const events = responseEvents(res);
   assert.deepEqual(events.slice(1, 3), [
     { type: 'block_start', index: 0, block: { type: 'text' } },

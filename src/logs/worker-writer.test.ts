@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import pino from 'pino';
+import { RecordingSink } from '../../test/helpers/recording-sink.ts';
 import { loadConfig } from '../config.ts';
 import { openStore } from '../store/index.ts';
 import type { RequestLogRow } from '../store/request-logs.ts';
 import { newId } from '../util/ids.ts';
 import { WorkerLogWriter } from './worker-writer.ts';
-import type { RequestLogSink } from './writer.ts';
 
 const silent = pino({ level: 'silent' });
 const tempDataDir = (): string => mkdtempSync(join(tmpdir(), 'switchyard-logw-'));
@@ -48,22 +48,6 @@ function row(n: number): RequestLogRow {
     cacheSimilarity: null,
     cacheShadowMatch: null,
   };
-}
-
-/** Records what reaches it, as the in-thread writer would store it. */
-class RecordingSink implements RequestLogSink {
-  rows: RequestLogRow[] = [];
-  enqueue(r: RequestLogRow): void {
-    this.rows.push(r);
-  }
-  async flush(): Promise<void> {}
-  async close(): Promise<void> {}
-  get pending(): number {
-    return 0;
-  }
-  get failed(): number {
-    return 0;
-  }
 }
 
 test('rows enqueued before and after the worker starts are all committed by flush and close', async () => {

@@ -9,63 +9,15 @@ import { betaCodec } from '../../src/families/beta/codec.ts';
 import type { FamilyCodec } from '../../src/families/shared/codec.ts';
 import { responseEvents } from '../../src/ir/stream-replay.ts';
 import type { ChatResponse, ToolUseBlock } from '../../src/ir/types.ts';
+import { ANSWER_SAMPLES } from '../helpers/ir-samples.ts';
 
 const ids = { requestId: 'req_01replay', created: 1_700_000_000, model: 'gw-model' };
 
-const LONG = `${'a'.repeat(63)}😀 ${'Grüße aus Zürich 🇨🇭, '.repeat(12)}done 👍🏽`;
-const base = { id: 'msg_up', model: 'up-model', stopReason: 'end_turn' as const, usage: { input: 12, output: 7 } };
-
-const samples: Record<string, ChatResponse> = {
-  'plain text': { ...base, content: [{ type: 'text', text: 'Paris is the capital of France.' }] },
-  'long text with emoji': { ...base, content: [{ type: 'text', text: LONG }], stopSequence: null },
-  'text and two tool calls': {
-    ...base,
-    stopReason: 'tool_use',
-    rawStopReason: 'tool_calls',
-    content: [
-      { type: 'text', text: 'Let me look both up.' },
-      {
-        type: 'tool_use',
-        id: 'toolu_a',
-        name: 'weather',
-        input: { city: 'Paris', when: { day: 'today', hours: [9, 12, 18] }, metric: true, note: null },
-      },
-      { type: 'tool_use', id: 'toolu_b', name: 'time', input: {} },
-    ],
-  },
-  'thinking with signature': {
-    ...base,
-    content: [
-      { type: 'thinking', thinking: `About Paris. ${'Consider the facts. '.repeat(6)}`, signature: 'sig==' },
-      { type: 'text', text: 'Paris.' },
-    ],
-  },
-  'redacted thinking': {
-    ...base,
-    content: [
-      { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT' },
-      { type: 'text', text: 'Done.' },
-    ],
-  },
-  'max tokens': {
-    ...base,
-    stopReason: 'max_tokens',
-    rawStopReason: 'length',
-    content: [{ type: 'text', text: 'Cut' }],
-  },
-  'stop sequence': {
-    ...base,
-    stopReason: 'stop_sequence',
-    rawStopReason: 'stop_sequence',
-    stopSequence: 'END',
-    content: [{ type: 'text', text: 'One, two' }],
-  },
-  'prompt cache usage': {
-    ...base,
-    usage: { input: 3, output: 9, cacheRead: 1200, cacheWrite: 40 },
-    content: [{ type: 'text', text: 'From the cache.' }],
-  },
-};
+// Every sample but two the SDKs cannot show as sent: an alpha answer without text reads as content
+// null, and a beta thinking block without a signature comes back with signature ''.
+const samples = Object.fromEntries(
+  Object.entries(ANSWER_SAMPLES).filter(([name]) => name !== 'empty answer' && name !== 'thinking without signature'),
+);
 
 function replaySse(codec: FamilyCodec, res: ChatResponse, includeUsage: boolean): string {
   const enc = codec.streamEncoder(ids, includeUsage);

@@ -7,20 +7,10 @@ import { decodeAlphaChat } from '../../src/families/alpha/codec/decode-request.t
 import { decodeBetaMessages } from '../../src/families/beta/codec/decode-request.ts';
 import { toAnthropicBody } from '../../src/providers/anthropic/encode-request.ts';
 import { toOpenAIChatBody } from '../../src/providers/openai-compatible/encode-request.ts';
+import { seededRandom } from '../helpers/random.ts';
 
 type Obj = Record<string, unknown>;
 type Rand = () => number;
-
-function mulberry32(seed: number): Rand {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = ['alpha', 'weather', 'Paris', 'ünïcode', 'emoji 🌦', 'quote "q"', 'new\nline', 'tab\tx', '{json}'];
 const int = (r: Rand, n: number) => Math.floor(r() * n);
@@ -62,7 +52,7 @@ function toolTurn(r: Rand, turn: number): Obj[] {
 }
 
 function generate(seed: number): Obj {
-  const r = mulberry32(seed);
+  const r = seededRandom(seed);
   const useTools = r() < 0.6;
   const messages: Obj[] = [];
   if (r() < 0.6) messages.push({ role: r() < 0.5 ? 'system' : 'developer', content: text(r) });

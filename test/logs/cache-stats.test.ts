@@ -8,32 +8,16 @@ import pino from 'pino';
 import { ulid } from 'ulid';
 import { toStoreRow } from '../../src/logs/request-log-hook.ts';
 import { WorkerLogWriter } from '../../src/logs/worker-writer.ts';
-import { LogWriter, type RequestLogSink } from '../../src/logs/writer.ts';
+import { LogWriter } from '../../src/logs/writer.ts';
 import { LogRecord, LogSummary, logRecord, logSummary } from '../../src/manage/log-views.ts';
 import type { CallRecord } from '../../src/pipeline/record.ts';
-import type { RequestLogRow } from '../../src/store/request-logs.ts';
 import { callRecord } from '../helpers/call-record.ts';
 import { dialects, type TestDb } from '../helpers/dialects.ts';
+import { RecordingSink } from '../helpers/recording-sink.ts';
 
 const silent = pino({ level: 'silent' });
 const T = Date.parse('2026-12-01T00:00:00Z');
 const DAY = 24 * 3600_000;
-
-/** Stands in for the worker's fallback: anything reaching it means the worker path was not taken. */
-class RecordingSink implements RequestLogSink {
-  rows: RequestLogRow[] = [];
-  enqueue(r: RequestLogRow): void {
-    this.rows.push(r);
-  }
-  async flush(): Promise<void> {}
-  async close(): Promise<void> {}
-  get pending(): number {
-    return 0;
-  }
-  get failed(): number {
-    return 0;
-  }
-}
 
 let seq = 0;
 function call(over: Partial<CallRecord>): CallRecord {
