@@ -74,15 +74,16 @@ export class SemanticCache {
   /** Loads the live entries from the store (a restart keeps the cache), then sweeps periodically. */
   async start(): Promise<void> {
     const now = this.#now();
-    let afterId: string | undefined;
+    const rows: CacheEntry[] = [];
     for (;;) {
-      const page = await this.#deps.store.listLive(now, { afterId, limit: LOAD_PAGE });
-      // Oldest use first, so the per-project order ends most recently used last.
-      page.sort((a, b) => a.lastUsedAt - b.lastUsedAt);
-      for (const row of page) this.#load(row);
+      const page = await this.#deps.store.listLive(now, { afterId: rows.at(-1)?.id, limit: LOAD_PAGE });
+      rows.push(...page);
       if (page.length < LOAD_PAGE) break;
-      afterId = page.reduce((max, r) => (r.id > max ? r.id : max), page[0].id);
     }
+    // Least recently used first over all of them (pages come in id order), so that each project's
+    // order ends with its most recent entry and a project over max_entries drops its oldest ones.
+    rows.sort((a, b) => a.lastUsedAt - b.lastUsedAt);
+    for (const row of rows) this.#load(row);
     this.#timer = setInterval(() => void this.sweep(), SWEEP_MS);
     this.#timer.unref();
   }

@@ -73,6 +73,17 @@ function inBand(percent: number, [from, to]: readonly [number, number]): boolean
   return percent >= from && percent <= to;
 }
 
+/** Would-be hits of some similarity percents, how many matched, and the share that did not. */
+function shadowCounts(rows: CacheLogStats['shadow']) {
+  let wouldHit = 0;
+  let matched = 0;
+  for (const r of rows) {
+    wouldHit += r.wouldHit;
+    matched += r.matched;
+  }
+  return { would_hit: wouldHit, matched, false_hit_rate: rate(wouldHit, matched) };
+}
+
 export function statsView(projectId: string, entries: number, s: CacheLogStats, since: string | null) {
   const looked = s.hits + s.misses;
   return {
@@ -89,18 +100,15 @@ export function statsView(projectId: string, entries: number, s: CacheLogStats, 
       hits: s.hitSimilarity.filter((h) => inBand(h.percent, b)).reduce((n, h) => n + h.count, 0),
     })),
     shadow: {
-      bands: BANDS.map((b) => {
-        const rows = s.shadow.filter((r) => inBand(r.percent, b));
-        const total = rows.reduce((n, r) => n + r.wouldHit, 0);
-        const matched = rows.reduce((n, r) => n + r.matched, 0);
-        return { min: b[0] / 100, max: b[1] / 100, would_hit: total, matched, false_hit_rate: rate(total, matched) };
-      }),
-      by_threshold: THRESHOLDS.map((t) => {
-        const rows = s.shadow.filter((r) => r.percent >= t);
-        const total = rows.reduce((n, r) => n + r.wouldHit, 0);
-        const matched = rows.reduce((n, r) => n + r.matched, 0);
-        return { threshold: t / 100, would_hit: total, matched, false_hit_rate: rate(total, matched) };
-      }),
+      bands: BANDS.map((b) => ({
+        min: b[0] / 100,
+        max: b[1] / 100,
+        ...shadowCounts(s.shadow.filter((r) => inBand(r.percent, b))),
+      })),
+      by_threshold: THRESHOLDS.map((t) => ({
+        threshold: t / 100,
+        ...shadowCounts(s.shadow.filter((r) => r.percent >= t)),
+      })),
     },
     since,
   };

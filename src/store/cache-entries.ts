@@ -62,9 +62,7 @@ export interface CacheEntryStore {
   get(id: string): Promise<CacheEntry | undefined>;
   /** Live entries in id order, a page at a time: what the indexes are rebuilt from. */
   listLive(now: number, page: { afterId?: string; limit: number }): Promise<CacheEntry[]>;
-  /** Marks a hit: the entry is now the most recently used. */
-  touch(id: string, now: number): Promise<void>;
-  /** touch() for many entries at once (the hits of a sweep period). */
+  /** Marks hits (those of a sweep period): the entries are now the most recently used. */
   touchMany(ids: readonly string[], now: number): Promise<void>;
   remove(id: string): Promise<void>;
   /** Deletes the row only while it still holds the answer written at `createdAt` (not a newer one). */
@@ -195,10 +193,6 @@ export function createCacheEntryStore(baseDb: Db): CacheEntryStore {
       let q = db.selectFrom('cache_entries').selectAll().where('expires_at', '>', now);
       if (page.afterId !== undefined) q = q.where('id', '>', page.afterId);
       return (await q.orderBy('id').limit(page.limit).execute()).map(toEntry);
-    },
-
-    async touch(id, now) {
-      await db.updateTable('cache_entries').set({ last_used_at: now }).where('id', '=', id).execute();
     },
 
     async touchMany(ids, now) {

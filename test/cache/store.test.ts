@@ -106,7 +106,7 @@ for (const d of await dialects()) {
       const ids: string[] = [];
       for (let i = 0; i < 5; i++)
         ids.push(await s.put(entry({ projectId: 'proj_e', tenant: 'proj_e', exactKey: `e${i}`, createdAt: NOW + i })));
-      await s.touch(ids[0], NOW + 100);
+      await s.touchMany([ids[0]], NOW + 100);
       const evicted = await s.evictBeyond('proj_e', 3, 100);
       assert.deepEqual(evicted.sort(), [ids[1], ids[2]].sort());
       assert.equal(await s.countLive('proj_e', NOW), 3);
