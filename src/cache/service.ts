@@ -127,7 +127,7 @@ export class SemanticCache {
     const { exact, partition } = cacheKeys(tenant, model, chat.ir, extras);
     const found = this.#memory.exact(entryKey(tenant, exact));
     const base: Lookup = { call, settings, projectId, tenant, exact, partition, now, embedding: undefined };
-    if (found !== undefined && this.#usable(found, call, settings, now)) return this.#found(base, found, 1, 'exact');
+    if (found !== undefined && usable(base, found)) return this.#found(base, found, 1, 'exact');
     if (settings.mode === 'exact' || !semanticEligible(chat.ir, settings, extras).eligible) return this.#miss(base);
     const embedding = embedPrompt(this.#embedders, settings.embedder, call, promptText(chat.ir));
     if (embedding instanceof Promise) return embedding.then((e) => this.#semantic(base, e));
@@ -141,16 +141,8 @@ export class SemanticCache {
     const s = base.settings;
     const threshold = s.mode === 'shadow' ? Math.min(s.similarity_threshold, SHADOW_FLOOR) : s.similarity_threshold;
     if (near === undefined || near.similarity < threshold) return this.#miss(base);
-    if (!this.#usable(near.entry, base.call, base.settings, base.now)) return this.#miss(base);
+    if (!usable(base, near.entry)) return this.#miss(base);
     return this.#found(base, near.entry, near.similarity, 'semantic');
-  }
-
-  /** A live entry whose answer fits this request's max_tokens. */
-  #usable(e: MemEntry, call: ProxyCall, settings: CacheSettings, now: number): boolean {
-    // A TTL shortened after the entry was written applies to it too.
-    if (e.expiresAt <= now || e.createdAt + settings.ttl_seconds * 1000 <= now) return false;
-    const ir = call.chat?.ir;
-    return ir !== undefined && fitsMaxTokens(ir, lengthOf(e));
   }
 
   #found(base: Lookup, e: MemEntry, similarity: number, tier: 'exact' | 'semantic'): HookAnswer | undefined {
@@ -361,8 +353,13 @@ interface Lookup {
   embedding: Embedding | undefined;
 }
 
-function lengthOf(e: MemEntry) {
-  return { outputTokens: e.answer.usage.output, stopReason: e.answer.stopReason, maxTokens: e.maxTokens };
+/** A live entry whose answer fits this request's max_tokens. */
+function usable({ call, settings, now }: Lookup, e: MemEntry): boolean {
+  // A TTL shortened after the entry was written applies to it too.
+  if (e.expiresAt <= now || e.createdAt + settings.ttl_seconds * 1000 <= now) return false;
+  const ir = call.chat?.ir;
+  const stored = { outputTokens: e.answer.usage.output, stopReason: e.answer.stopReason, maxTokens: e.maxTokens };
+  return ir !== undefined && fitsMaxTokens(ir, stored);
 }
 
 /** Not looked up (and not logged as a miss): the reason goes to the decision trace. */
