@@ -7,7 +7,7 @@
 // JSON.stringify(v) with sorted keys. Non-finite numbers throw: they would silently turn into null and
 // make two different requests share a key.
 
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 export function canonicalJson(value: unknown): string {
   const out: string[] = [];
@@ -65,5 +65,7 @@ function writeObject(obj: Record<string, unknown>, out: string[]): void {
 
 /** Hex sha256 of a text (UTF-8): the one hash every cache key is made of. */
 export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
+  // The one-shot form: a third of createHash().update().digest()'s cost on short texts, and every
+  // cache look-up hashes three.
+  return hash('sha256', text, 'hex');
 }

@@ -21,7 +21,9 @@ function assertLive(got: ReturnType<PartitionIndex['nearest']>, truth: Map<strin
 test('on random vectors the graph finds every stored vector and nearly every true neighbour', () => {
   const next = seededRandom(42);
   const d = 32;
-  const index = new PartitionIndex(d, { exactBelow: 100 });
+  // The full ef at this size: a random query's nearest neighbour is far off, which is where a small
+  // graph's narrower search (searchEf) gives up recall, and not what a cache hit looks like.
+  const index = new PartitionIndex(d, { exactBelow: 100, efFloor: 64 });
   const reference = new FlatIndex(d);
   const stored: Float32Array[] = [];
   for (let i = 0; i < 3000; i++) {
@@ -231,4 +233,19 @@ test('with buildInsertsPerAdd 0, add() leaves the whole build to step()', () => 
   while (index.step(50));
   assert.equal(index.phase, 'graph');
   for (const [id, v] of truth) assert.equal(index.nearest(v)?.id, id);
+});
+
+test('a small graph searches with efFloor candidates, a larger one with one per 256 entries, up to ef', () => {
+  const d = 8;
+  const next = seededRandom(7);
+  const index = new PartitionIndex(d, { exactBelow: 4, ef: 20, efFloor: 3, buildInsertsPerAdd: 8 });
+  const vec = () => Float32Array.from({ length: d }, () => next() - 0.5);
+  for (let i = 0; i < 10; i++) index.add(`e${i}`, vec());
+  assert.equal(index.phase, 'graph');
+  assert.equal(index.searchEf(), 3);
+  for (let i = 10; i < 1500; i++) index.add(`e${i}`, vec());
+  assert.equal(index.searchEf(), 6, 'ceil(1500 / 256)');
+  for (let i = 1500; i < 6000; i++) index.add(`e${i}`, vec());
+  assert.equal(index.searchEf(), 20, 'capped at ef');
+  assert.ok(index.nearest(vec()) !== undefined);
 });

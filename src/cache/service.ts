@@ -90,8 +90,7 @@ export class SemanticCache {
 
   async close(): Promise<void> {
     if (this.#timer) clearInterval(this.#timer);
-    this.#batch?.release();
-    await Promise.allSettled(this.#writes);
+    await this.#settle();
     await this.#flushTouches();
   }
 
@@ -183,7 +182,20 @@ export class SemanticCache {
       if (record === undefined) return;
       if (shadowOf !== undefined && record.answer !== null)
         record.cacheShadowMatch = sameAnswer(record.answer, shadowOf);
-      this.#write(base, record);
+      // The end steps run just before the answer is written; the entry is made right after, off the
+      // caller's wait. setImmediate still runs before the loop next polls for input, so a request the
+      // caller sends once it has this answer always finds the entry.
+      this.#track(
+        new Promise<void>((resolve) =>
+          setImmediate(() => {
+            try {
+              this.#write(base, record);
+            } finally {
+              resolve();
+            }
+          }),
+        ),
+      );
     });
   }
 
@@ -315,11 +327,19 @@ export class SemanticCache {
 
   /** Deletes every entry of the project, in memory and in the store; returns how many the store had. */
   async purge(projectId: string): Promise<number> {
-    this.#memory.purgeProject(projectId);
     // Writes still in flight would land after the delete and come back at the next start.
-    this.#batch?.release();
-    await Promise.allSettled([...this.#writes]);
+    await this.#settle();
+    this.#memory.purgeProject(projectId);
     return this.#deps.store.purgeProject(projectId);
+  }
+
+  /** Waits for every entry write in flight, releasing store batches at once instead of on their timer. */
+  async #settle(): Promise<void> {
+    // A deferred entry write can open a new batch while the last one is awaited.
+    while (this.#writes.size > 0) {
+      this.#batch?.release();
+      await Promise.allSettled([...this.#writes]);
+    }
   }
 
   /** Drops expired entries (memory and store) and records the hits of the last period. */
