@@ -4,10 +4,13 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { DestinationStream } from 'pino';
 import './http/augment.ts';
+import { createBatches } from './batch-wiring.ts';
 import { type Config, loadConfig } from './config.ts';
 import { registerAuth } from './http/auth.ts';
+import { batchRoutes } from './http/batch-routes.ts';
 import { registerBodyBudget } from './http/body-budget.ts';
 import { registerErrorHandlers } from './http/error-handler.ts';
+import { filesRoutes } from './http/files-routes.ts';
 import { registerJsonParser } from './http/json-body.ts';
 import { registerLogExport } from './http/logs-export.ts';
 import { registerMcpRoutes } from './http/mcp.ts';
@@ -133,6 +136,8 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   // Remote embedders run their embeddings as sub-calls through the same pipeline.
   svc.cache.pipeline = pipeline;
   await app.register(proxyRoutes(pipeline, inFlight));
+  await app.register(filesRoutes(pipeline, inFlight));
+  await app.register(batchRoutes(pipeline, createBatches(svc, pipeline)));
 
   // Runs after the server stopped accepting and in-flight requests drained.
   app.addHook('onClose', async () => {

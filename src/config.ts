@@ -41,6 +41,14 @@ export interface Config {
   webhookDenyPrivate: boolean;
   /** Raw `SWITCHYARD_WEBHOOK_RETRY_SCHEDULE`; parsed (and refused when malformed) by the webhooks feature. */
   webhookRetrySchedule: string | null;
+  /** Local batches: items of one batch in flight at once. */
+  batchConcurrency: number;
+  /** Local batches: items of one org in flight at once in this instance, over all its batches. */
+  batchOrgConcurrency: number;
+  /** Local batches: jobs one batch is split into (so several instances share it), at most. */
+  batchShards: number;
+  /** Local batches: how long one may run before its unfinished items expire. */
+  batchWindowMs: number;
 }
 
 const LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -55,6 +63,14 @@ function parseMs(raw: string | null, name: string, fallback: number): number {
   const n = Number(raw);
   if (!Number.isInteger(n) || n <= 0)
     throw new Error(`${name} must be a positive number of milliseconds, got "${raw}"`);
+  return n;
+}
+
+/** A positive whole number, or the default when unset. */
+function parseCount(raw: string | null, name: string, fallback: number): number {
+  if (raw === null) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive whole number, got "${raw}"`);
   return n;
 }
 
@@ -158,5 +174,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     streamIdleTimeoutMs:
       overrides.streamIdleTimeoutMs ??
       parseMs(nonEmpty(env.SWITCHYARD_STREAM_IDLE_TIMEOUT_MS), 'SWITCHYARD_STREAM_IDLE_TIMEOUT_MS', 60_000),
+    batchConcurrency:
+      overrides.batchConcurrency ??
+      parseCount(nonEmpty(env.SWITCHYARD_BATCH_CONCURRENCY), 'SWITCHYARD_BATCH_CONCURRENCY', 8),
+    batchOrgConcurrency:
+      overrides.batchOrgConcurrency ??
+      parseCount(nonEmpty(env.SWITCHYARD_BATCH_ORG_CONCURRENCY), 'SWITCHYARD_BATCH_ORG_CONCURRENCY', 32),
+    batchShards:
+      overrides.batchShards ?? parseCount(nonEmpty(env.SWITCHYARD_BATCH_SHARDS), 'SWITCHYARD_BATCH_SHARDS', 4),
+    batchWindowMs:
+      overrides.batchWindowMs ??
+      parseDays(nonEmpty(env.SWITCHYARD_BATCH_WINDOW_HOURS), 'SWITCHYARD_BATCH_WINDOW_HOURS', 24) * 3_600_000,
   };
 }

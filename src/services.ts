@@ -24,6 +24,7 @@ import { HealthTracker } from './routing/health.ts';
 import { compileStrategy, strategyName } from './routing/normalize.ts';
 import type { CompiledStrategy, StrategyName } from './routing/types.ts';
 import { bootstrap } from './store/bootstrap.ts';
+import { createFileBlobs } from './store/file-blobs.ts';
 import { openStore, type Stores } from './store/index.ts';
 import { createLogger } from './util/logger.ts';
 import { parseRetrySchedule } from './webhooks/retry-schedule.ts';
@@ -136,6 +137,12 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
     retention.start();
     // Idle until a feature registers a handler.
     const jobs = new JobRunner(stores.jobs, { logger, reclaimLocalDeadHolders: handle.dialect === 'sqlite' });
+    // Each batch shard holds its job while its items run, for minutes: apart from the other jobs.
+    const batchJobs = new JobRunner(stores.jobs, {
+      logger,
+      concurrency: 16,
+      reclaimLocalDeadHolders: handle.dialect === 'sqlite',
+    });
     const health = new HealthTracker();
     const webhooks = new Webhooks(
       {
@@ -180,14 +187,16 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       bootstrap: boot,
       hooks: new PipelineHooks(),
       jobs,
+      batchJobs,
       webhooks,
       limits,
       cache,
+      fileBlobs: createFileBlobs(handle.db, handle.dialect, config.dataDir),
       close() {
         closed ??= (async () => {
           for (const m of mirrors) m.stop();
           // Handlers may still write (logs, stores): they finish or give their jobs back first.
-          await jobs.stop();
+          await Promise.all([jobs.stop(), batchJobs.stop()]);
           await webhooks.close();
           await cache.close();
           await retention.stop();

@@ -2,6 +2,7 @@
 // command's work lives in its own file, imported only when chosen: `serve` would otherwise also hold
 // the whole fake upstream and the MCP stdio transport in memory for the life of the gateway.
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import type { BatchRunOptions } from './batch.ts';
 
 /** A command's result: an exit code, or undefined when it keeps running (servers) and exits on its own. */
 type Outcome = number | undefined;
@@ -15,6 +16,11 @@ function parsePort(raw: string): number {
     throw new InvalidArgumentError('expected an integer between 0 and 65535 (0 = any free port).');
   }
   return n;
+}
+
+function parseCount(raw: string): number {
+  if (!/^[1-9]\d{0,5}$/.test(raw)) throw new InvalidArgumentError('expected a positive integer.');
+  return Number(raw);
 }
 
 const CONFIG_NOTE = '\nConfiguration comes from SWITCHYARD_* environment variables (see README "Configuration").';
@@ -75,6 +81,21 @@ function buildProgram(done: (outcome: Outcome) => void): Command {
     .option('--key <api_key>', 'the API key to act as (default: SWITCHYARD_API_KEY, then SWITCHYARD_ADMIN_KEY)')
     .addHelpText('after', CONFIG_NOTE)
     .action(async (opts: { key?: string }) => done(await (await import('./mcp-stdio.ts')).mcpCommand(opts)));
+
+  program
+    .command('batch')
+    .description('run batches on a running gateway')
+    .command('run')
+    .description('submit a JSONL file as a batch to a running gateway, show its progress, write the results')
+    .argument('<input>', 'JSONL: batch lines {custom_id, method, url, body} or bare request bodies')
+    .option('--model <model>', 'set body.model on every line (a vendor/model or @slug)')
+    .option('--out <file>', 'results file (default: <input>.results.jsonl next to the input)')
+    .option('--concurrency <n>', 'requests in flight at once (X-Svc-Batch-Concurrency)', parseCount)
+    .option('--url <url>', 'gateway URL (default: SWITCHYARD_URL, then http://127.0.0.1:8080)')
+    .option('--api-key <key>', 'gateway API key, sy-... (default: SWITCHYARD_API_KEY)')
+    .action(async (input: string, opts: BatchRunOptions) =>
+      done(await (await import('./batch.ts')).batchRunCommand(input, opts)),
+    );
 
   program
     .command('fake-upstream')

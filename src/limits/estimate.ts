@@ -65,7 +65,7 @@ const directCandidates = new Map<string, Candidates>();
 const configCandidates = new WeakMap<ActiveConfig, Candidates>();
 const NONE: Candidates = { prices: [], all: false };
 
-function candidates(call: ProxyCall, config: ConfigLookup): Candidates {
+function candidates(call: Estimated, config: ConfigLookup): Candidates {
   const model = call.modelRequested;
   if (model.startsWith('@')) {
     const cfg = config(call.principal.orgId, model.slice(1));
@@ -97,7 +97,13 @@ function embeddingTokens(body: unknown): number {
   return n;
 }
 
-export function estimateCall(call: ProxyCall, config: ConfigLookup): CallEstimate {
+/** What an estimate reads of a call: a proxy call, or a batch item not yet run. */
+export type Estimated = Pick<ProxyCall, 'kind' | 'body' | 'modelRequested'> & {
+  principal: Pick<ProxyCall['principal'], 'orgId'>;
+  chat?: { ir: ChatRequest };
+};
+
+export function estimateCall(call: Estimated, config: ConfigLookup): CallEstimate {
   if (call.kind === 'count_tokens') return FREE;
   const { prices, all } = candidates(call, config);
   const ir: ChatRequest | undefined = call.chat?.ir;

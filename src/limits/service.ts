@@ -34,7 +34,7 @@ import {
   periodStartOfKey,
   rateChecks,
 } from './checks.ts';
-import { type ConfigLookup, estimateCall } from './estimate.ts';
+import { type ConfigLookup, type Estimated, estimateCall } from './estimate.ts';
 import { forecast, periodBounds } from './periods.ts';
 import type { BudgetStatus, BudgetStatusSource } from './types.ts';
 
@@ -191,6 +191,42 @@ export class Limits implements BudgetStatusSource {
     }
     call.replyHeaders = rateHeaders(res);
     call.onEnd = (record) => this.#settle(req, record);
+  }
+
+  /**
+   * A batch at submission: refused (402, as a call would be) when the summed estimate of its items
+   * exceeds what an applicable blocking budget has left. Nothing stays reserved, since each item
+   * reserves and settles its own estimate as it runs; this keeps a batch that cannot fit from
+   * starting at all.
+   */
+  async admitBatch(p: Principal, items: readonly Estimated[]): Promise<void> {
+    const budgets = this.#d.budgets.forOrg(p.orgId);
+    if (budgets.length === 0 || items.length === 0) return;
+    const now = Date.now();
+    const id: CallIdentity = {
+      orgId: p.orgId,
+      projectId: p.projectId,
+      keyId: p.keyId,
+      endUser: null,
+      tags: {},
+      model: items[0].modelRequested,
+    };
+    const { checks } = budgetChecks(id, budgets, now);
+    if (checks.length === 0) return;
+    let costUsd = 0;
+    let tokens = 0;
+    for (const item of items) {
+      const e = estimateCall(item, this.#d.config);
+      costUsd += e.costUsd;
+      tokens += e.tokens;
+    }
+    const req: AdmitRequest = { now, tokens, costUsd, rates: [], budgets: checks };
+    const res = await this.#d.counters.admit(req);
+    if (!res.ok) {
+      this.onRefusal?.(res.refusal.kind);
+      throw refusalError(res.refusal, { name: (budgetId) => this.#d.budgets.get(budgetId)?.name ?? budgetId });
+    }
+    await this.#d.counters.settle({ now: Date.now(), admitted: req, actualTokens: 0, actualUsd: 0 });
   }
 
   #describe(r: Refusal): Record<string, unknown> {

@@ -58,5 +58,8 @@ export function requestLogHook(
   // Runs in the task that writes the answer, before the write for JSON answers: the journal append
   // is synchronous, so a caller who has its answer finds its row even after a kill -9. (Deferring
   // it, to the next loop turn or to a microtask after the socket write, lost last rows.)
-  return (record) => sink.enqueue(toStoreRow(record, keepBodies(record.projectId), maxBodyBytes));
+  return (record) => {
+    // A batch's items are logged as the batch (one row with their summed cost), not one by one.
+    if (record.batchId === undefined) sink.enqueue(toStoreRow(record, keepBodies(record.projectId), maxBodyBytes));
+  };
 }

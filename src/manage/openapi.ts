@@ -67,22 +67,21 @@ function operationDoc(op: Operation): Json {
 function proxyDoc(p: ProxyPathDoc): Json {
   const content: Json = { 'application/json': { schema: { type: 'object' } } };
   if (p.streams) content['text/event-stream'] = { schema: { type: 'string' } };
+  const params = [...p.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
+    name: m[1],
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+  }));
+  const schema = p.modelFree
+    ? { type: 'object' }
+    : { type: 'object', required: ['model'], properties: { model: { type: 'string' } } };
   return {
-    operationId: `${p.family}_${p.method.toLowerCase()}_${p.path.split('/').slice(3).join('_')}`,
+    operationId: `${p.family}_${p.method.toLowerCase()}_${p.path.replace(/[{}]/g, '').split('/').slice(3).join('_')}`,
     summary: p.summary,
     tags: [`proxy-${p.family}`],
-    ...(p.jsonBody
-      ? {
-          requestBody: {
-            required: true,
-            content: {
-              'application/json': {
-                schema: { type: 'object', required: ['model'], properties: { model: { type: 'string' } } },
-              },
-            },
-          },
-        }
-      : {}),
+    ...(params.length > 0 ? { parameters: params } : {}),
+    ...(p.jsonBody ? { requestBody: { required: true, content: { 'application/json': { schema } } } } : {}),
     responses: { '200': { description: 'Success', content }, '401': { $ref: '#/components/responses/Error401' } },
   };
 }

@@ -9,6 +9,8 @@ export interface ProxyPathDoc {
   jsonBody: boolean;
   /** True when `stream: true` answers with text/event-stream. */
   streams?: boolean;
+  /** A JSON body that is not a model call (no `model` field required). */
+  modelFree?: boolean;
 }
 
 export const PROXY_PATHS: ProxyPathDoc[] = [
@@ -45,4 +47,65 @@ export const PROXY_PATHS: ProxyPathDoc[] = [
     jsonBody: true,
   },
   { method: 'GET', path: '/beta/v1/models', family: 'beta', summary: 'Model list (always empty)', jsonBody: false },
+  ...files(),
+  ...batches(),
 ];
+
+function files(): ProxyPathDoc[] {
+  const row = (method: ProxyPathDoc['method'], path: string, summary: string): ProxyPathDoc => ({
+    method,
+    path: `/alpha/v1/files${path}`,
+    family: 'alpha',
+    summary,
+    jsonBody: false,
+  });
+  return [
+    row('POST', '', 'Upload a file (multipart/form-data: file, purpose); X-Svc-Provider picks where it is kept'),
+    row('GET', '', 'List files (purpose, limit, order, after)'),
+    row('GET', '/{id}', 'A file object'),
+    row('DELETE', '/{id}', 'Delete a file'),
+    row('GET', '/{id}/content', 'The bytes of a file, streamed'),
+  ];
+}
+
+function batches(): ProxyPathDoc[] {
+  const alpha = '/alpha/v1/batches';
+  const beta = '/beta/v1/messages/batches';
+  return [
+    {
+      method: 'POST',
+      path: alpha,
+      family: 'alpha',
+      summary: 'Create a batch from an input file',
+      jsonBody: true,
+      modelFree: true,
+    },
+    { method: 'GET', path: alpha, family: 'alpha', summary: 'List batches (limit, after)', jsonBody: false },
+    { method: 'GET', path: `${alpha}/{id}`, family: 'alpha', summary: 'A batch object', jsonBody: false },
+    { method: 'POST', path: `${alpha}/{id}/cancel`, family: 'alpha', summary: 'Cancel a batch', jsonBody: false },
+    { method: 'POST', path: beta, family: 'beta', summary: 'Create a message batch', jsonBody: true, modelFree: true },
+    {
+      method: 'GET',
+      path: beta,
+      family: 'beta',
+      summary: 'List message batches (limit, after_id, before_id)',
+      jsonBody: false,
+    },
+    { method: 'GET', path: `${beta}/{id}`, family: 'beta', summary: 'A message batch', jsonBody: false },
+    {
+      method: 'GET',
+      path: `${beta}/{id}/results`,
+      family: 'beta',
+      summary: 'Results as JSONL, streamed',
+      jsonBody: false,
+    },
+    { method: 'POST', path: `${beta}/{id}/cancel`, family: 'beta', summary: 'Cancel a message batch', jsonBody: false },
+    {
+      method: 'DELETE',
+      path: `${beta}/{id}`,
+      family: 'beta',
+      summary: 'Delete an ended message batch',
+      jsonBody: false,
+    },
+  ];
+}

@@ -19,6 +19,7 @@ import type { HealthTracker } from '../routing/health.ts';
 import type { CompiledStrategy, StrategyName } from '../routing/types.ts';
 import type { BootstrapResult } from '../store/bootstrap.ts';
 import type { Db, Dialect } from '../store/db.ts';
+import type { FileBlobs } from '../store/file-blobs.ts';
 import type { Stores } from '../store/index.ts';
 import type { Webhooks } from '../webhooks/service.ts';
 
@@ -63,12 +64,16 @@ export interface Services {
   hooks: PipelineHooks;
   /** Durable jobs: `register(kind, handler)` (starts the runner), `enqueue({kind, payload})`. */
   jobs: JobRunner;
+  /** Batch jobs have their own runner: long shard runs must not hold up webhook deliveries. */
+  batchJobs: JobRunner;
   /** Webhook dispatch and delivery: sealing secrets, test sends, the delivery job's spec. */
   webhooks: Webhooks;
   /** Budget spend as the limits feature counts it: status, members, rebuild after a budget changes. */
   limits: Limits;
   /** The semantic cache: its entries in memory, purge, and the hook the proxy consults. */
   cache: SemanticCache;
+  /** The bytes of gateway-held files (data dir, or the database with PostgreSQL). */
+  fileBlobs: FileBlobs;
   /** Stops the mirrors, flushes the log writer and closes the database and the change bus. */
   close(): Promise<void>;
 }

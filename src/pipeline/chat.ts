@@ -27,6 +27,7 @@ export function newCall(input: ProxyInput, kind: CallKind): ProxyCall {
     signal: input.signal,
     dryRun: input.dryRun,
     replayOf: input.replayOf,
+    batchItem: input.batchItem,
     kind,
     hdr: readSvcHeaders(input.headers),
     started: performance.now(),
@@ -55,6 +56,7 @@ export function endCall(deps: PipelineDeps, call: ProxyCall, record?: CallRecord
 
 export function finish(deps: PipelineDeps, call: ProxyCall, record: CallRecord): void {
   endCall(deps, call, record);
+  call.batchItem?.onRecord(record);
   if (deps.hooks.afterResponse.length > 0) runAfterResponse(deps.hooks, record, deps.onHookError);
 }
 

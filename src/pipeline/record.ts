@@ -148,5 +148,6 @@ export function callRecord(call: ProxyCall, r: RecordParts): CallRecord {
     cacheShadowMatch: null,
     answer: r.answer,
     replayOf: call.replayOf ?? null,
+    ...(call.batchItem !== undefined ? { batchId: call.batchItem.batchId } : {}),
   };
 }

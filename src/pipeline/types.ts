@@ -43,6 +43,16 @@ export interface ProxyInput {
   dryRun?: boolean;
   /** Set when the management API re-runs a logged request: the id of that request. */
   replayOf?: string;
+  /**
+   * Set when the call is an item of a batch the gateway runs: the batch is logged as a whole, so the
+   * item's record goes to `onRecord` (its cost and usage add up to the batch's) and not to the log.
+   */
+  batchItem?: BatchItemRef;
+}
+
+export interface BatchItemRef {
+  batchId: string;
+  onRecord(record: CallRecord): void;
 }
 
 /** A proxy call once decoded: what hooks see. */
@@ -160,4 +170,6 @@ export interface CallRecord {
   /** The answer in IR form when a hook asked for it (`ChatCall.collectAnswer`): what a cache stores. */
   answer: ChatResponse | null;
   replayOf: string | null;
+  /** The batch the call was an item of (see ProxyInput.batchItem); such records are not logged. */
+  batchId?: string;
 }

@@ -1,9 +1,11 @@
 // The stores as one bundle, opened and migrated for whichever dialect the config selects.
 import type { Config } from '../config.ts';
+import { type BatchStore, createBatchStore } from './batches.ts';
 import { type BudgetStore, createBudgetStore } from './budgets.ts';
 import { type CacheEntryStore, createCacheEntryStore } from './cache-entries.ts';
 import { type ChangePublisher, NO_CHANGES } from './changes.ts';
 import { type Db, type Dialect, openDb } from './db.ts';
+import { createFileStore, type FileStore } from './files.ts';
 import { createJobStore, type JobStore } from './jobs.ts';
 import { migrateToLatest } from './migrations/index.ts';
 import { createOrgKeyStore, type OrgKeyStore } from './org-keys.ts';
@@ -32,6 +34,10 @@ export interface Stores {
   cacheEntries: CacheEntryStore;
   /** Budget definitions and the once-only record of their threshold alerts. */
   budgets: BudgetStore;
+  /** Where every addressable file lives (gateway-held or upstream), by org and project. */
+  files: FileStore;
+  /** Batches of both families and their items. */
+  batches: BatchStore;
 }
 
 export interface StoreHandle {
@@ -56,6 +62,8 @@ export function createStores(db: Db, changes: ChangePublisher = NO_CHANGES): Sto
     webhookDeliveries: createWebhookDeliveryStore(db),
     cacheEntries: createCacheEntryStore(db),
     budgets: createBudgetStore(db, changes),
+    batches: createBatchStore(db),
+    files: createFileStore(db),
   };
 }
 

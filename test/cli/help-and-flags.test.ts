@@ -23,6 +23,8 @@ const COMMANDS: Array<{ args: string[]; usage: string }> = [
   { args: ['mcp'], usage: 'Usage: switchyard mcp' },
   { args: ['fake-upstream'], usage: 'Usage: switchyard fake-upstream' },
   { args: ['demo'], usage: 'Usage: switchyard demo' },
+  { args: ['batch'], usage: 'Usage: switchyard batch [options] [command]' },
+  { args: ['batch', 'run'], usage: 'Usage: switchyard batch run [options] <input>' },
 ];
 
 describe('switchyard CLI: help and flags', () => {

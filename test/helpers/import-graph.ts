@@ -29,7 +29,7 @@ export const LAYER_TABLE: readonly LayerSpec[] = [
   { layer: 4, name: 'manage', units: ['manage'] },
   { layer: 5, name: 'http', units: ['http'] },
   // The composition root and the CLI wire everything together, each other included.
-  { layer: 6, name: 'root', units: ['app', 'services', 'cli'], outsideAllowed: true, shared: true },
+  { layer: 6, name: 'root', units: ['app', 'services', 'batch-wiring', 'cli'], outsideAllowed: true, shared: true },
 ];
 
 /** Paths are posix and relative to `base` (normally the repo root), so messages read `src/ir/types.ts`. */

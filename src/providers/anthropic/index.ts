@@ -10,7 +10,7 @@ import { toAnthropicBody } from './encode-request.ts';
 import { newAnthropicStreamDecoder } from './stream-decoder.ts';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
-const ANTHROPIC_BASE = 'https://api.anthropic.com';
+export const ANTHROPIC_BASE = 'https://api.anthropic.com';
 
 function anthropicSpec(target: Target, stream: boolean, body: string): HttpRequestSpec {
   return {

@@ -10,6 +10,8 @@ import * as m060 from './060_webhooks.ts';
 import * as m070 from './070_budgets.ts';
 import * as m080 from './080_cache_entries.ts';
 import * as m090 from './090_request_log_cache.ts';
+import * as m100 from './100_files.ts';
+import * as m110 from './110_batches.ts';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -22,6 +24,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '070_budgets': m070,
   '080_cache_entries': m080,
   '090_request_log_cache': m090,
+  '100_files': m100,
+  '110_batches': m110,
 };
 
 /**

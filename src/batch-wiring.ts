@@ -1,0 +1,62 @@
+// Wires the batches feature to what it may not import itself: the files feature (where a batch's
+// input file lives and how to read it), the key store (who a batch runs as) and the pipeline's hooks
+// (its one log row). Part of the composition root, with app.ts.
+import { Batches } from './batches/service.ts';
+import { reachFile } from './files/placement.ts';
+import { runEvery } from './jobs/recurring.ts';
+import type { Services } from './manage/services.ts';
+import type { PipelineDeps } from './pipeline/deps.ts';
+import { runAfterResponse } from './pipeline/hooks.ts';
+import { fileContent } from './providers/openai-compatible/files-api.ts';
+import type { FileRecord } from './store/files.ts';
+
+/** Tries per batch item whose answer is worth retrying (429, 5xx), and the pause before each. */
+const ITEM_ATTEMPTS = 3;
+const RETRY_BASE_MS = 1000;
+/** How often pass-through batches are refreshed from their vendor when nobody asks. */
+const POLL_MS = 30_000;
+
+async function openFile(svc: Services, pipeline: PipelineDeps, file: FileRecord): Promise<AsyncIterable<Uint8Array>> {
+  if (file.location === 'gateway') return svc.fileBlobs.open(file.id);
+  const answer = await fileContent(reachFile(pipeline.live, file, {}).target, file.id);
+  if (answer.status !== 200) {
+    const text = await answer.body.text().catch(() => '');
+    throw new Error(`reading ${file.id} upstream answered ${answer.status}: ${text.slice(0, 200)}`);
+  }
+  return answer.body;
+}
+
+export function createBatches(svc: Services, pipeline: PipelineDeps): Batches {
+  const { config } = svc;
+  const batches = new Batches({
+    batches: svc.stores.batches,
+    files: svc.stores.files,
+    blobs: svc.fileBlobs,
+    jobs: svc.batchJobs,
+    pipeline: () => pipeline,
+    async principalOf(orgId, keyId) {
+      const key = await svc.stores.orgKeys.findAuthRow(orgId, keyId);
+      if (key === undefined || key.revokedAt !== null) return undefined;
+      return { orgId: key.orgId, projectId: key.projectId, keyId: key.id, rateLimits: key.rateLimits };
+    },
+    openFile: (file) => openFile(svc, pipeline, file),
+    admitBatch: (p, items) => svc.limits.admitBatch(p, items),
+    record: (r) => runAfterResponse(pipeline.hooks, r, pipeline.onHookError),
+    logger: svc.logger,
+    settings: {
+      concurrency: config.batchConcurrency,
+      orgConcurrency: config.batchOrgConcurrency,
+      shards: config.batchShards,
+      itemAttempts: ITEM_ATTEMPTS,
+      retryDelayMs: (attempt) => RETRY_BASE_MS * 2 ** (attempt - 1),
+      pollMs: POLL_MS,
+      windowMs: config.batchWindowMs,
+      maxConcurrency: 64,
+    },
+  });
+  batches.start(svc.batchJobs);
+  void runEvery(svc.batchJobs, 'batches.poll', POLL_MS, () => batches.pollUpstream()).catch((err: unknown) =>
+    svc.logger.error({ err }, 'could not schedule the pass-through batch poller'),
+  );
+  return batches;
+}

@@ -1,0 +1,123 @@
+// The input file of an alpha batch, read line by line as it streams in: each line becomes an item,
+// valid ones `pending`, invalid ones settled at once with the reason (they go to the error file).
+// Checks: JSON object, custom_id a non-empty string not seen before, method POST, url equal to the
+// batch's endpoint, and a body the endpoint's decoder accepts, not streaming.
+import { createInterface } from 'node:readline';
+import { Readable } from 'node:stream';
+import { GatewayError } from '../errors/gateway-error.ts';
+import { alphaCodec } from '../families/alpha/codec.ts';
+import type { ChatRequest, JsonValue } from '../ir/types.ts';
+import { decodeEmbeddingsBody } from '../pipeline/embed-attempt.ts';
+import type { NewItem } from '../store/batches.ts';
+import { isRecord } from '../util/json.ts';
+import type { ItemEstimate } from './deps.ts';
+import type { AlphaResult } from './objects.ts';
+
+/** The endpoints an alpha batch may target, with how a line's body is checked (its IR, for chat). */
+export const ALPHA_BATCH_ENDPOINTS: Record<string, (body: unknown) => ChatRequest | undefined> = {
+  '/v1/chat/completions': (body) => alphaCodec.decode(body).ir,
+  '/v1/embeddings': (body) => {
+    decodeEmbeddingsBody(body);
+    return undefined;
+  },
+};
+
+/** OpenAI's own cap on requests per batch. */
+export const MAX_BATCH_LINES = 50_000;
+
+export interface AlphaInput {
+  items: NewItem[];
+  /** The valid lines, as the budget check estimates them. */
+  estimates: Omit<ItemEstimate, 'principal'>[];
+  /** How many lines were invalid (stored settled, as errors). */
+  invalid: number;
+  /** The model of the first valid line. */
+  model: string | null;
+}
+
+export type AlphaInputResult = { ok: true; input: AlphaInput } | { ok: false; code: string; message: string };
+
+function invalidLine(code: string, message: string): AlphaResult {
+  return { response: null, error: { code, message } };
+}
+
+/** Why a parsed line cannot run, or what it asks for when it can. */
+function lineProblem(
+  line: Record<string, unknown>,
+  endpoint: string,
+  seen: Set<string>,
+): AlphaResult | { ir: ChatRequest | undefined } {
+  const id = line.custom_id;
+  if (seen.has(id as string)) return invalidLine('duplicate_custom_id', `custom_id "${id}" appears more than once`);
+  if (line.method !== 'POST') return invalidLine('invalid_method', 'method must be "POST"');
+  if (line.url !== endpoint)
+    return invalidLine(
+      'mismatched_url',
+      `url must be the batch's endpoint "${endpoint}", got ${JSON.stringify(line.url)}`,
+    );
+  const body = line.body;
+  if (!isRecord(body)) return invalidLine('invalid_body', 'body must be a JSON object');
+  if (body.stream === true) return invalidLine('invalid_body', 'stream is not supported inside a batch');
+  try {
+    return { ir: ALPHA_BATCH_ENDPOINTS[endpoint]?.(body) };
+  } catch (err) {
+    if (err instanceof GatewayError) return invalidLine('invalid_body', err.message);
+    throw err;
+  }
+}
+
+export async function parseAlphaInput(content: AsyncIterable<Uint8Array>, endpoint: string): Promise<AlphaInputResult> {
+  const lines = createInterface({ input: Readable.from(content), crlfDelay: Number.POSITIVE_INFINITY });
+  const items: NewItem[] = [];
+  const estimates: AlphaInput['estimates'] = [];
+  const seen = new Set<string>();
+  let invalid = 0;
+  let model: string | null = null;
+  let lineNo = 0;
+  for await (const text of lines) {
+    lineNo++;
+    if (text.trim() === '') continue;
+    if (items.length >= MAX_BATCH_LINES)
+      return { ok: false, code: 'too_many_requests', message: `a batch holds at most ${MAX_BATCH_LINES} requests` };
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    const idx = items.length;
+    if (!isRecord(parsed) || typeof parsed.custom_id !== 'string' || parsed.custom_id === '') {
+      invalid++;
+      const customId = isRecord(parsed) && typeof parsed.custom_id === 'string' ? parsed.custom_id : `line-${lineNo}`;
+      const why = isRecord(parsed)
+        ? invalidLine('invalid_custom_id', 'custom_id must be a non-empty string')
+        : invalidLine('invalid_json', `line ${lineNo} is not a JSON object`);
+      items.push({ idx, customId, request: null, state: 'errored', result: why as unknown as JsonValue });
+      continue;
+    }
+    const checked = lineProblem(parsed, endpoint, seen);
+    seen.add(parsed.custom_id);
+    if (!('ir' in checked)) {
+      invalid++;
+      items.push({
+        idx,
+        customId: parsed.custom_id,
+        request: null,
+        state: 'errored',
+        result: checked as unknown as JsonValue,
+      });
+      continue;
+    }
+    const body = parsed.body as Record<string, JsonValue>;
+    if (model === null && typeof body.model === 'string') model = body.model;
+    items.push({ idx, customId: parsed.custom_id, request: body });
+    estimates.push({
+      kind: checked.ir === undefined ? 'embeddings' : 'chat',
+      body,
+      modelRequested: String(body.model),
+      ...(checked.ir === undefined ? {} : { chat: { ir: checked.ir } }),
+    });
+  }
+  if (items.length === 0) return { ok: false, code: 'empty_file', message: 'the input file has no requests' };
+  return { ok: true, input: { items, estimates, invalid, model } };
+}
