@@ -81,12 +81,15 @@ async function writeFiles(deps: BatchDeps, b: BatchRecord): Promise<{ output: st
     createdAt: Date.now(),
     expiresAt: null,
   });
-  const output =
-    b.succeeded > 0 ? await holdFile(deps.files, deps.blobs, meta('batch_output'), lines(deps, b.id, 'output')) : null;
+  // Ids made from the batch's: a run that repeats this after a crash finds the file it wrote.
+  const held = async (kind: 'output' | 'error') => {
+    const id = `file-sy${b.id.slice(b.id.indexOf('_') + 1)}${kind === 'output' ? 'o' : 'e'}`;
+    if ((await deps.files.get(b.orgId, id)) !== undefined) return id;
+    const origin = kind === 'output' ? 'batch_output' : 'batch_error';
+    return (await holdFile(deps.files, deps.blobs, meta(origin), lines(deps, b.id, kind), id)).id;
+  };
   const failed = b.errored + b.canceled + b.expired;
-  const error =
-    failed > 0 ? await holdFile(deps.files, deps.blobs, meta('batch_error'), lines(deps, b.id, 'error')) : null;
-  return { output: output?.id ?? null, error: error?.id ?? null };
+  return { output: b.succeeded > 0 ? await held('output') : null, error: failed > 0 ? await held('error') : null };
 }
 
 /** Logs the batch's row: its items' summed usage and cost, under an id only this batch has. */

@@ -175,8 +175,8 @@ export async function holdFile(
   blobs: FileBlobs,
   meta: HeldFileMeta,
   content: FileContent,
+  id: string = newFileId(),
 ): Promise<FileRecord> {
-  const id = newFileId();
   const bytes = await blobs.write(id, content);
   const record: FileRecord = {
     ...meta,

@@ -127,4 +127,16 @@ describe('beta message batches, local executor', () => {
     const listed = await clients(env, b.key).anthropic.messages.batches.list();
     assert.equal(listed.data.length, 0);
   });
+
+  test('every batch endpoint left its log row with its request_type', async () => {
+    for (const type of [
+      'batch_create',
+      'batch_list',
+      'batch_retrieve',
+      'batch_results',
+      'batch_cancel',
+      'batch_delete',
+    ])
+      assert.ok((await logRows(env, type)).length >= 1, `a ${type} row`);
+  });
 });
