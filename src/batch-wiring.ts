@@ -49,7 +49,6 @@ export function createBatches(svc: Services, pipeline: PipelineDeps): Batches {
       shards: config.batchShards,
       itemAttempts: ITEM_ATTEMPTS,
       retryDelayMs: (attempt) => RETRY_BASE_MS * 2 ** (attempt - 1),
-      pollMs: POLL_MS,
       windowMs: config.batchWindowMs,
       maxConcurrency: 64,
     },

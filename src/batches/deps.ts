@@ -20,8 +20,6 @@ export interface BatchSettings {
   itemAttempts: number;
   /** Pause before an item's next try, by try number (1 = after the first). */
   retryDelayMs(attempt: number): number;
-  /** How often pass-through batches are checked upstream for their end. */
-  pollMs: number;
   /** How long a local batch may run; its unfinished items then expire. */
   windowMs: number;
   /** The most items of one batch in flight a caller may ask for (X-Svc-Batch-Concurrency). */

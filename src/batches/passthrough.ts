@@ -5,7 +5,8 @@
 // vendor's results, when it first sees the batch ended. Output files the vendor writes are recorded
 // as upstream files, so the caller reads them through the gateway like any other.
 import { GatewayError } from '../errors/gateway-error.ts';
-import type { JsonObject, JsonValue } from '../ir/types.ts';
+import { alphaCodec } from '../families/alpha/codec.ts';
+import type { ChatRequest, JsonObject, JsonValue } from '../ir/types.ts';
 import type { Principal } from '../live/principals.ts';
 import { anthropicBatches } from '../providers/anthropic/batches-api.ts';
 import { mapUsage as anthropicUsage } from '../providers/anthropic/map-usage.ts';
@@ -17,7 +18,7 @@ import type { Credential, VendorId } from '../providers/types.ts';
 import type { BatchPatch, BatchRecord } from '../store/batches.ts';
 import type { FileRecord } from '../store/files.ts';
 import { isRecord } from '../util/json.ts';
-import type { BatchDeps } from './deps.ts';
+import type { BatchDeps, ItemEstimate } from './deps.ts';
 import { batchEvent, recordBatchCost } from './finalize.ts';
 
 /** A vendor's answer to forward as it came (status and body), e.g. a refused create. */
@@ -46,6 +47,15 @@ async function json(status: number, body: { text(): Promise<string> }): Promise<
   const text = await body.text();
   if (status < 200 || status >= 300) throw new UpstreamAnswer(status, text);
   return JSON.parse(text) as JsonObject;
+}
+
+/** A chat line's request in IR form, for its estimate; the vendor judges lines the gateway cannot read. */
+function decodedOrUndefined(body: unknown): ChatRequest | undefined {
+  try {
+    return alphaCodec.decode(body).ir;
+  } catch {
+    return undefined;
+  }
 }
 
 /** JSONL lines of an upstream body, parsed; unparsable ones skipped. */
@@ -122,15 +132,28 @@ export class PassThrough {
   }
 
   /** Alpha: the models of an upstream input file's lines, if every one is that vendor's own. */
-  async alphaEligible(file: FileRecord): Promise<boolean> {
-    if (file.location !== 'upstream' || (file.vendor !== 'openai' && file.vendor !== 'azure-openai')) return false;
+  /**
+   * Alpha: whether an upstream input file can go to its vendor as it is (every line names one of
+   * the vendor's own models, without a prefix); its lines as the budget check estimates them when so.
+   */
+  async alphaEligible(file: FileRecord): Promise<Omit<ItemEstimate, 'principal'>[] | undefined> {
+    if (file.location !== 'upstream' || (file.vendor !== 'openai' && file.vendor !== 'azure-openai')) return undefined;
+    const estimates: Omit<ItemEstimate, 'principal'>[] = [];
     for await (const line of jsonl(await this.#deps.openFile(file))) {
-      const model = isRecord(line.body) ? line.body.model : undefined;
-      if (typeof model !== 'string' || model.includes('/') || model.startsWith('@')) return false;
+      const body = isRecord(line.body) ? line.body : undefined;
+      const model = body?.model;
+      if (typeof model !== 'string' || model.includes('/') || model.startsWith('@')) return undefined;
       const r = resolveDirectModel(model);
-      if (file.vendor === 'openai' && r !== undefined && r.vendor !== 'openai') return false;
+      if (file.vendor === 'openai' && r !== undefined && r.vendor !== 'openai') return undefined;
+      const ir = line.url === '/v1/chat/completions' ? decodedOrUndefined(body) : undefined;
+      estimates.push({
+        kind: ir ? 'chat' : 'embeddings',
+        body,
+        modelRequested: model,
+        ...(ir ? { chat: { ir } } : {}),
+      });
     }
-    return true;
+    return estimates;
   }
 
   async createAlpha(b: BatchRecord, file: FileRecord, providerKey: string | undefined): Promise<BatchRecord> {

@@ -168,7 +168,14 @@ export class Batches {
       inputFileId: fileId,
       concurrency,
     };
-    if (await this.#passThrough.alphaEligible(file)) return this.#passThrough.createAlpha(b, file, providerKey);
+    const native = await this.#passThrough.alphaEligible(file);
+    if (native) {
+      await this.#deps.admitBatch(
+        p,
+        native.map((e) => ({ ...e, principal: p })),
+      );
+      return this.#passThrough.createAlpha(b, file, providerKey);
+    }
     await this.#deps.batches.create(
       b,
       [],
