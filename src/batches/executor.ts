@@ -10,7 +10,8 @@ import type { JsonValue } from '../ir/types.ts';
 import type { Job, JobContext } from '../jobs/types.ts';
 import type { Principal } from '../live/principals.ts';
 import type { BatchRecord, ItemOutcome, ItemRecord } from '../store/batches.ts';
-import { parseAlphaInput } from './alpha-input.ts';
+import type { FileRecord } from '../store/files.ts';
+import { type AlphaInputResult, parseAlphaInput } from './alpha-input.ts';
 import type { BatchDeps, ItemEstimate } from './deps.ts';
 import { endBatch, failBatch, finalizeIfDone } from './finalize.ts';
 import { runItem } from './run-item.ts';
@@ -90,7 +91,7 @@ export class BatchExecutor {
         await failBatch(deps, b, 'file_not_found', `input file ${b.inputFileId} no longer exists`);
         return;
       }
-      const parsed = await parseAlphaInput(await deps.openFile(file), b.endpoint);
+      const parsed = await readInput(deps, file, b.endpoint);
       if (!parsed.ok) {
         await failBatch(deps, b, parsed.code, parsed.message);
         return;
@@ -217,6 +218,17 @@ export class BatchExecutor {
     } finally {
       slots.release();
     }
+  }
+}
+
+/** The input file's lines as items; a file that cannot be read fails the batch, as the vendors' do. */
+async function readInput(deps: BatchDeps, file: FileRecord, endpoint: string): Promise<AlphaInputResult> {
+  try {
+    return await parseAlphaInput(await deps.openFile(file), endpoint);
+  } catch (err) {
+    deps.logger.warn({ err, file: file.id }, 'a batch input file could not be read');
+    const message = err instanceof Error ? err.message : String(err);
+    return { ok: false, code: 'input_file_unreadable', message: `input file ${file.id} could not be read: ${message}` };
   }
 }
 

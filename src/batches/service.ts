@@ -2,7 +2,7 @@
 // project's batches (another project's id is 404, as an unknown one); an org-wide key sees the org's.
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { JsonObject, JsonValue } from '../ir/types.ts';
-import type { JobHandler } from '../jobs/types.ts';
+import type { JobHandler, RegisterOptions } from '../jobs/types.ts';
 import type { Principal } from '../live/principals.ts';
 import type { BatchFamily, BatchRecord } from '../store/batches.ts';
 import { newId } from '../util/ids.ts';
@@ -14,6 +14,8 @@ import { BATCH_JOB_ATTEMPTS, BatchExecutor, RUN_JOB, runJobs, shardsFor, VALIDAT
 import { alphaBatchObject, betaBatchObject, betaLine } from './objects.ts';
 import { PassThrough } from './passthrough.ts';
 
+/** How soon an interrupted batch job runs again. */
+const RESUME_MS = 1000;
 const refuse = (message: string, param: string | null = null) =>
   new GatewayError('invalid_request', { message, param });
 
@@ -55,9 +57,12 @@ export class Batches {
   }
 
   /** Registers the executor's jobs on `runner` (the queue the batches' jobs go to). */
-  start(runner: { register(kind: string, handler: JobHandler): void }): void {
-    runner.register(VALIDATE_JOB, this.executor.validate);
-    runner.register(RUN_JOB, this.executor.run);
+  start(runner: { register(kind: string, handler: JobHandler, opts?: RegisterOptions): void }): void {
+    // A shard stopped by a shutdown or a lost lease resumes a second later, however often that
+    // happened before: its attempts count restarts, not failures.
+    const opts: RegisterOptions = { retryDelayMs: () => RESUME_MS };
+    runner.register(VALIDATE_JOB, this.executor.validate, opts);
+    runner.register(RUN_JOB, this.executor.run, opts);
   }
 
   /**

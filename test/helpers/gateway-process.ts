@@ -39,6 +39,20 @@ export async function spawnGateway(
 ): Promise<GatewayProcess> {
   const key = 'sy-process-test-key-000000000000';
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'sy-proc-'));
+  // The port is free when picked, but another process of a parallel test run can take it before
+  // the gateway binds it: a gateway that exits while starting is started again on a new port.
+  for (let attempt = 1; ; attempt++) {
+    const started = await startOnce(key, dataDir, env);
+    if (started !== undefined) return started;
+    if (attempt === 3) throw new Error('the gateway exited while starting, three times');
+  }
+}
+
+async function startOnce(
+  key: string,
+  dataDir: string,
+  env: Record<string, string>,
+): Promise<GatewayProcess | undefined> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, ['bin/switchyard.js', 'serve'], {
@@ -50,10 +64,19 @@ export async function spawnGateway(
       SWITCHYARD_LOG_LEVEL: 'error',
       ...env,
     },
-    stdio: 'ignore',
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  // The last of what it wrote to stderr, to say why a start failed.
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString('utf8')).slice(-2000);
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   for (let i = 0; i < 600; i++) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      process.stderr.write(`gateway on port ${port} exited while starting: ${stderr}\n`);
+      return undefined;
+    }
     try {
       if ((await fetch(`${url}/healthz`)).ok) break;
     } catch {
