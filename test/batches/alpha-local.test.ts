@@ -4,9 +4,8 @@
 // log rows of each call and the batch's one priced row.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { toFile } from 'openai';
 import { api, type ProxyEnv, startProxyEnv, VENDOR_MODELS } from '../helpers/proxy-env.ts';
-import { clients, type Json, logRows, pollUntil, projectKey } from './helpers.ts';
+import { batchLine, clients, type Json, logRows, pollUntil, projectKey, uploadLines } from './helpers.ts';
 
 let env: ProxyEnv;
 before(async () => {
@@ -16,21 +15,13 @@ after(async () => {
   await env.close();
 });
 
-const line = (customId: string, body: Json, url = '/v1/chat/completions') =>
-  JSON.stringify({ custom_id: customId, method: 'POST', url, body });
 const chatBody = (model: string, text: string) => ({
   model,
   max_tokens: 64,
   messages: [{ role: 'user', content: text }],
 });
 
-async function upload(key: string, lines: string[], provider = 'switchyard') {
-  const { openai } = clients(env, key);
-  return openai.files.create(
-    { file: await toFile(Buffer.from(`${lines.join('\n')}\n`), 'input.jsonl'), purpose: 'batch' },
-    { headers: { 'x-svc-provider': provider } },
-  );
-}
+const upload = (key: string, lines: string[]) => uploadLines(env, key, lines);
 
 async function readJsonl(key: string, fileId: string): Promise<Json[]> {
   const res = await clients(env, key).openai.files.content(fileId);
@@ -51,12 +42,12 @@ describe('alpha batches, local executor', () => {
     assert.equal(cfg.status, 201, JSON.stringify(cfg.json));
     const slug = (cfg.json as Json).slug as string;
     const file = await upload(p.key, [
-      line('a', chatBody(VENDOR_MODELS.anthropic, 'to anthropic')),
-      line('g', chatBody(VENDOR_MODELS.google, 'to google')),
-      line('s', chatBody(`@${slug}`, 'to the config')),
-      line('wrong-url', chatBody(VENDOR_MODELS.google, 'x'), '/v1/embeddings'),
+      batchLine('a', chatBody(VENDOR_MODELS.anthropic, 'to anthropic')),
+      batchLine('g', chatBody(VENDOR_MODELS.google, 'to google')),
+      batchLine('s', chatBody(`@${slug}`, 'to the config')),
+      batchLine('wrong-url', chatBody(VENDOR_MODELS.google, 'x'), '/v1/embeddings'),
       'not json at all',
-      line('a', chatBody(VENDOR_MODELS.google, 'a repeated custom_id')),
+      batchLine('a', chatBody(VENDOR_MODELS.google, 'a repeated custom_id')),
     ]);
     assert.match(file.id, /^file-sy/);
     const { openai } = clients(env, p.key);
@@ -142,7 +133,7 @@ describe('alpha batches, local executor', () => {
     const slow = `${VENDOR_MODELS.google}-slow-300`;
     const file = await upload(
       p.key,
-      Array.from({ length: 40 }, (_, i) => line(`r${i}`, chatBody(slow, `q${i}`))),
+      Array.from({ length: 40 }, (_, i) => batchLine(`r${i}`, chatBody(slow, `q${i}`))),
     );
     const created = await openai.batches.create({
       input_file_id: file.id,

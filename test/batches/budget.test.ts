@@ -2,9 +2,8 @@
 // refused at submission (beta: 402) or fails validation with budget_exceeded (alpha).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { toFile } from 'openai';
 import { api, type ProxyEnv, startProxyEnv, VENDOR_MODELS } from '../helpers/proxy-env.ts';
-import { clients, type Json, pollUntil, projectKey } from './helpers.ts';
+import { batchLine, clients, type Json, pollUntil, projectKey, uploadLines } from './helpers.ts';
 
 let env: ProxyEnv;
 before(async () => {
@@ -50,13 +49,8 @@ describe('budgets and batches', () => {
     const p = await projectKey(env, 'budget-alpha');
     await tinyBudget(p.id);
     const { openai } = clients(env, p.key);
-    const lines = Array.from({ length: 200 }, (_, i) =>
-      JSON.stringify({ custom_id: `r${i}`, method: 'POST', url: '/v1/chat/completions', body: params(i) }),
-    );
-    const file = await openai.files.create(
-      { file: await toFile(Buffer.from(lines.join('\n')), 'in.jsonl'), purpose: 'batch' },
-      { headers: { 'x-svc-provider': 'switchyard' } },
-    );
+    const lines = Array.from({ length: 200 }, (_, i) => batchLine(`r${i}`, params(i)));
+    const file = await uploadLines(env, p.key, lines);
     const created = await openai.batches.create({
       input_file_id: file.id,
       endpoint: '/v1/chat/completions',

@@ -1,7 +1,7 @@
 // Shared by the batch tests: a project and its key, both SDKs pointed at the gateway, and polling.
 import assert from 'node:assert/strict';
 import Anthropic from '@anthropic-ai/sdk';
-import OpenAI from 'openai';
+import OpenAI, { toFile } from 'openai';
 import { api, type ProxyEnv } from '../helpers/proxy-env.ts';
 
 export type Json = Record<string, unknown>;
@@ -48,3 +48,22 @@ export async function logTrace(env: ProxyEnv, id: string): Promise<Json> {
   assert.equal(r.status, 200, JSON.stringify(r.json));
   return ((r.json as Json).decision_trace as Json) ?? {};
 }
+
+/**
+ * Uploads JSONL lines as a batch input file: held by the gateway (`switchyard`, the default) or with
+ * the provider named; undefined leaves the choice to the gateway (the org's openai credential).
+ */
+export async function uploadLines(
+  env: ProxyEnv,
+  key: string,
+  lines: string[],
+  provider: string | undefined = 'switchyard',
+) {
+  const file = await toFile(Buffer.from(`${lines.join('\n')}\n`), 'input.jsonl');
+  const headers = provider === undefined ? {} : { 'x-svc-provider': provider };
+  return clients(env, key).openai.files.create({ file, purpose: 'batch' }, { headers });
+}
+
+/** One alpha batch input line. */
+export const batchLine = (customId: string, body: Json, url = '/v1/chat/completions') =>
+  JSON.stringify({ custom_id: customId, method: 'POST', url, body });

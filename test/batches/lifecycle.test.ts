@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { dialects } from '../helpers/dialects.ts';
 import { api, type ProxyEnv, startProxyEnv, VENDOR_MODELS } from '../helpers/proxy-env.ts';
 import { type Receiver, startReceiver, waitFor } from '../webhooks/receiver.ts';
-import { clients, type Json, pollUntil, projectKey } from './helpers.ts';
+import { clients, type Json, pollUntil, projectKey, uploadLines } from './helpers.ts';
 
 const request = (customId: string, model: string) => ({
   custom_id: customId,
@@ -66,7 +66,6 @@ for (const d of await dialects()) {
     test('alpha: an expired batch keeps its partial output; counts add up', async () => {
       const p = await projectKey(env, `alpha-expiry-${d.name}`);
       const { openai } = clients(env, p.key);
-      const { toFile } = await import('openai');
       const lines = Array.from({ length: 8 }, (_, i) =>
         JSON.stringify({
           custom_id: `x${i}`,
@@ -75,10 +74,7 @@ for (const d of await dialects()) {
           body: { model: `${VENDOR_MODELS.google}-slow-400`, messages: [{ role: 'user', content: `q${i}` }] },
         }),
       );
-      const file = await openai.files.create(
-        { file: await toFile(Buffer.from(lines.join('\n')), 'in.jsonl'), purpose: 'batch' },
-        { headers: { 'x-svc-provider': 'switchyard' } },
-      );
+      const file = await uploadLines(env, p.key, lines);
       const created = await openai.batches.create({
         input_file_id: file.id,
         endpoint: '/v1/chat/completions',

@@ -4,9 +4,8 @@
 // batch's cost once however often it is read.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { toFile } from 'openai';
 import { type ProxyEnv, startProxyEnv, VENDOR_MODELS } from '../helpers/proxy-env.ts';
-import { clients, type Json, logRows, logTrace, pollUntil, projectKey } from './helpers.ts';
+import { clients, type Json, logRows, logTrace, pollUntil, projectKey, uploadLines } from './helpers.ts';
 
 let env: ProxyEnv;
 before(async () => {
@@ -65,10 +64,7 @@ describe('pass-through batches', () => {
       }),
     );
     // No X-Svc-Provider: the org's openai credential holds the file.
-    const file = await openai.files.create({
-      file: await toFile(Buffer.from(lines.join('\n')), 'in.jsonl'),
-      purpose: 'batch',
-    });
+    const file = await uploadLines(env, p.key, lines, null);
     assert.doesNotMatch(file.id, /^file-sy/);
     const created = await openai.batches.create({
       input_file_id: file.id,
