@@ -53,12 +53,7 @@ export async function logTrace(env: ProxyEnv, id: string): Promise<Json> {
  * Uploads JSONL lines as a batch input file: held by the gateway (`switchyard`, the default) or with
  * the provider named; null leaves the choice to the gateway (the org's openai credential).
  */
-export async function uploadLines(
-  env: ProxyEnv,
-  key: string,
-  lines: string[],
-  provider: string | null = 'switchyard',
-) {
+export async function uploadLines(env: ProxyEnv, key: string, lines: string[], provider: string | null = 'switchyard') {
   const file = await toFile(Buffer.from(`${lines.join('\n')}\n`), 'input.jsonl');
   const headers = provider === null ? {} : { 'x-svc-provider': provider };
   return clients(env, key).openai.files.create({ file, purpose: 'batch' }, { headers });
