@@ -5,10 +5,11 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { UpstreamAnswer } from '../batches/passthrough.ts';
 import type { Batches } from '../batches/service.ts';
-import { GatewayError } from '../errors/gateway-error.ts';
+import { fromUpstream, GatewayError } from '../errors/gateway-error.ts';
 import type { JsonValue } from '../ir/types.ts';
 import type { PipelineDeps } from '../pipeline/deps.ts';
 import { type EndpointOutcome, endpointCall, recordEndpointCall } from '../pipeline/endpoint-record.ts';
+import { UpstreamTransportError } from '../providers/http.ts';
 import type { BatchFamily, BatchRecord } from '../store/batches.ts';
 import { sendError } from './errors.ts';
 
@@ -51,9 +52,11 @@ export function batchRoutes(deps: PipelineDeps, batches: Batches) {
           record({ status: err.status, error: { upstream_status: err.status } });
           return reply.code(err.status).type('application/json; charset=utf-8').send(err.body);
         }
-        if (!(err instanceof GatewayError)) throw err;
-        record({ status: err.status, error: { code: err.code, message: err.message } });
-        return sendError(reply, err);
+        // A vendor that could not be reached (pass-through): 502 / 504 like any upstream call.
+        const e = err instanceof UpstreamTransportError ? fromUpstream(err.info) : err;
+        if (!(e instanceof GatewayError)) throw e;
+        record({ status: e.status, error: { code: e.code, message: e.message } });
+        return sendError(reply, e);
       }
       const status = answer.status ?? 200;
       const model = answer.batch?.model ?? undefined;

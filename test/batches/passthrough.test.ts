@@ -4,7 +4,9 @@
 // batch's cost once however often it is read.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type ProxyEnv, startProxyEnv, VENDOR_MODELS } from '../helpers/proxy-env.ts';
+import { startGateway } from '../helpers/gateway.ts';
+import { freePort } from '../helpers/gateway-process.ts';
+import { api, type ProxyEnv, startProxyEnv, VENDOR_MODELS } from '../helpers/proxy-env.ts';
 import { clients, type Json, logRows, logTrace, pollUntil, projectKey, uploadLines } from './helpers.ts';
 
 let env: ProxyEnv;
@@ -87,5 +89,39 @@ describe('pass-through batches', () => {
     const rows = await logRows(env, 'batch_execution', p.id);
     assert.equal(rows.length, 1, 'cost recorded once');
     assert.equal((await logTrace(env, rows[0].id as string)).mode, 'passthrough');
+  });
+});
+
+describe('pass-through with the vendor down', () => {
+  test('a beta batch for an unreachable anthropic answers 502 in the beta error shape, never 500', async () => {
+    const gw = await startGateway();
+    try {
+      const port = await freePort();
+      const r = await api(gw, 'POST', '/manage/v1/providers', {
+        vendor: 'anthropic',
+        name: 'down',
+        api_key: 'sk-down',
+        base_url: `http://127.0.0.1:${port}`,
+      });
+      assert.equal(r.status, 201, JSON.stringify(r.json));
+      const res = await fetch(`${gw.url}/beta/v1/messages/batches`, {
+        method: 'POST',
+        headers: { 'x-api-key': gw.adminKey, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          requests: [
+            {
+              custom_id: 'x',
+              params: { model: VENDOR_MODELS.anthropic, max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] },
+            },
+          ],
+        }),
+      });
+      assert.equal(res.status, 502);
+      const body = (await res.json()) as Json;
+      assert.equal(body.type, 'error');
+      assert.equal((body.error as Json).type, 'api_error');
+    } finally {
+      await gw.close();
+    }
   });
 });

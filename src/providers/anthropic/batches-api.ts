@@ -2,6 +2,7 @@
 // cancel, delete, and the results stream. Answers come back raw (status, headers, body not yet read)
 // so that the caller forwards an upstream error as the vendor sent it.
 import { Agent, type Dispatcher, request } from 'undici';
+import { transportError, UpstreamTransportError } from '../http.ts';
 import { baseUrlOr } from '../shared/base-url.ts';
 import type { Credential } from '../types.ts';
 import { ANTHROPIC_BASE, ANTHROPIC_VERSION } from './index.ts';
@@ -30,8 +31,12 @@ async function send(
   version: string | undefined,
   body?: string,
 ): Promise<BatchAnswer> {
-  const res = await request(url, { dispatcher: agent, method, headers: headers(credential, version), body });
-  return { status: res.statusCode, body: res.body };
+  try {
+    const res = await request(url, { dispatcher: agent, method, headers: headers(credential, version), body });
+    return { status: res.statusCode, body: res.body };
+  } catch (err) {
+    throw new UpstreamTransportError(transportError(err));
+  }
 }
 
 export const anthropicBatches = {

@@ -2,6 +2,7 @@
 // the vendor that holds their input file: create, get and cancel. Answers come back raw so that an
 // upstream error is forwarded as the vendor sent it.
 import { Agent, type Dispatcher, request } from 'undici';
+import { transportError, UpstreamTransportError } from '../http.ts';
 import type { Credential } from '../types.ts';
 import type { OpenAIVendor } from './embeddings.ts';
 import { AZURE_API_VERSION, authHeaders, baseUrl } from './vendors.ts';
@@ -27,13 +28,17 @@ async function send(
   path: string,
   body?: unknown,
 ): Promise<BatchAnswer> {
-  const res = await request(url(vendor, credential, path), {
-    dispatcher: agent,
-    method,
-    headers: { ...authHeaders(vendor, credential), 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.statusCode, body: res.body };
+  try {
+    const res = await request(url(vendor, credential, path), {
+      dispatcher: agent,
+      method,
+      headers: { ...authHeaders(vendor, credential), 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.statusCode, body: res.body };
+  } catch (err) {
+    throw new UpstreamTransportError(transportError(err));
+  }
 }
 
 export const openaiBatches = {
