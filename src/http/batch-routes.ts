@@ -9,6 +9,7 @@ import { fromUpstream, GatewayError } from '../errors/gateway-error.ts';
 import type { JsonValue } from '../ir/types.ts';
 import type { PipelineDeps } from '../pipeline/deps.ts';
 import { type EndpointOutcome, endpointCall, recordEndpointCall } from '../pipeline/endpoint-record.ts';
+import { formatCostHeader } from '../providers/catalog/cost.ts';
 import { UpstreamTransportError } from '../providers/http.ts';
 import type { BatchFamily, BatchRecord } from '../store/batches.ts';
 import { sendError } from './errors.ts';
@@ -69,6 +70,8 @@ export function batchRoutes(deps: PipelineDeps, batches: Batches) {
       }
       // Recorded before the write, as the proxy routes do: the row is journaled first.
       record({ status, modelRequested: model, trace });
+      // An ended batch tells what it cost, as a proxy call does.
+      if (answer.batch?.costRecordedAt != null) reply.header('x-svc-cost-usd', formatCostHeader(answer.batch.costUsd));
       return reply.code(status).type('application/json; charset=utf-8').send(JSON.stringify(answer.json));
     };
 

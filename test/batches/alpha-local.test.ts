@@ -95,8 +95,9 @@ describe('alpha batches, local executor', () => {
     );
     assert.ok((runs[0].cost_usd as number) > 0);
     assert.equal((await logRows(env, 'chat_completion', p.id)).length, 0, 'items are not logged one by one');
-    // Retrieving again records no second cost.
-    await openai.batches.retrieve(created.id);
+    // Retrieving again records no second cost; the answer tells the batch's cost.
+    const again = await openai.batches.retrieve(created.id).withResponse();
+    assert.equal(Number(again.response.headers.get('x-svc-cost-usd')), runs[0].cost_usd);
     assert.equal((await logRows(env, 'batch_execution', p.id)).length, 1);
   });
 
