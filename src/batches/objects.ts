@@ -37,6 +37,14 @@ export function alphaBatchObject(b: BatchRecord): JsonObject {
     cancelling_at: sec(b.cancellingAt),
     cancelled_at: endedAs(b, 'cancelled'),
     request_counts: { total: b.total, completed: b.succeeded, failed: b.errored },
+    // Tokens of the items answered so far, in OpenAI's shape (detail counts the gateway does not keep).
+    usage: {
+      input_tokens: b.inputTokens,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: b.outputTokens,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: b.inputTokens + b.outputTokens,
+    },
     metadata: b.metadata,
   };
 }

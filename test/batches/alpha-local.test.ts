@@ -66,6 +66,8 @@ describe('alpha batches, local executor', () => {
     assert.equal(done.status, 'completed', JSON.stringify(done));
     assert.deepEqual(done.request_counts, { total: 6, completed: 3, failed: 3 });
     assert.deepEqual(done.metadata, { purpose: 'eval' });
+    assert.ok((done.usage?.input_tokens ?? 0) > 0 && (done.usage?.output_tokens ?? 0) > 0, JSON.stringify(done.usage));
+    assert.equal(done.usage?.total_tokens, (done.usage?.input_tokens ?? 0) + (done.usage?.output_tokens ?? 0));
     assert.ok(done.completed_at && done.in_progress_at && done.finalizing_at);
     const output = await readJsonl(p.key, done.output_file_id ?? '');
     assert.deepEqual(
