@@ -57,30 +57,24 @@ function nonEmpty(v: string | undefined): string | null {
   return v !== undefined && v.trim() !== '' ? v.trim() : null;
 }
 
-/** A positive whole number of milliseconds, or the default when unset. */
-function parseMs(raw: string | null, name: string, fallback: number): number {
+/**
+ * A positive number of `unit` (`whole`: an integer), or the default when unset. One rule for every
+ * count, duration and period setting, so each names its own unit when it refuses a value.
+ */
+function parsePositive(raw: string | null, name: string, fallback: number, unit: string, whole: boolean): number {
   if (raw === null) return fallback;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n <= 0)
-    throw new Error(`${name} must be a positive number of milliseconds, got "${raw}"`);
+  if (!(whole ? Number.isInteger(n) : Number.isFinite(n)) || n <= 0)
+    throw new Error(`${name} must be a positive ${whole ? 'whole ' : ''}number of ${unit}, got "${raw}"`);
   return n;
 }
 
-/** A positive whole number, or the default when unset. */
-function parseCount(raw: string | null, name: string, fallback: number): number {
-  if (raw === null) return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive whole number, got "${raw}"`);
-  return n;
-}
-
-/** A positive number of days (fractions allowed), or the default when unset. */
-function parseDays(raw: string | null, name: string, fallback: number): number {
-  if (raw === null) return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number of days, got "${raw}"`);
-  return n;
-}
+const parseMs = (raw: string | null, name: string, fallback: number) =>
+  parsePositive(raw, name, fallback, 'milliseconds', true);
+const parseCount = (raw: string | null, name: string, fallback: number, unit: string) =>
+  parsePositive(raw, name, fallback, unit, true);
+const parseDays = (raw: string | null, name: string, fallback: number) =>
+  parsePositive(raw, name, fallback, 'days', false);
 
 /** Megabytes (MiB) as bytes, or the default when unset. */
 function parseMb(raw: string | null, name: string, fallbackMb: number): number {
@@ -176,14 +170,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       parseMs(nonEmpty(env.SWITCHYARD_STREAM_IDLE_TIMEOUT_MS), 'SWITCHYARD_STREAM_IDLE_TIMEOUT_MS', 60_000),
     batchConcurrency:
       overrides.batchConcurrency ??
-      parseCount(nonEmpty(env.SWITCHYARD_BATCH_CONCURRENCY), 'SWITCHYARD_BATCH_CONCURRENCY', 8),
+      parseCount(nonEmpty(env.SWITCHYARD_BATCH_CONCURRENCY), 'SWITCHYARD_BATCH_CONCURRENCY', 8, 'items'),
     batchOrgConcurrency:
       overrides.batchOrgConcurrency ??
-      parseCount(nonEmpty(env.SWITCHYARD_BATCH_ORG_CONCURRENCY), 'SWITCHYARD_BATCH_ORG_CONCURRENCY', 32),
+      parseCount(nonEmpty(env.SWITCHYARD_BATCH_ORG_CONCURRENCY), 'SWITCHYARD_BATCH_ORG_CONCURRENCY', 32, 'items'),
     batchShards:
-      overrides.batchShards ?? parseCount(nonEmpty(env.SWITCHYARD_BATCH_SHARDS), 'SWITCHYARD_BATCH_SHARDS', 4),
+      overrides.batchShards ?? parseCount(nonEmpty(env.SWITCHYARD_BATCH_SHARDS), 'SWITCHYARD_BATCH_SHARDS', 4, 'jobs'),
     batchWindowMs:
       overrides.batchWindowMs ??
-      parseDays(nonEmpty(env.SWITCHYARD_BATCH_WINDOW_HOURS), 'SWITCHYARD_BATCH_WINDOW_HOURS', 24) * 3_600_000,
+      parsePositive(nonEmpty(env.SWITCHYARD_BATCH_WINDOW_HOURS), 'SWITCHYARD_BATCH_WINDOW_HOURS', 24, 'hours', false) *
+        3_600_000,
   };
 }
