@@ -2,8 +2,6 @@
 // valid ones `pending`, invalid ones settled at once with the reason (they go to the error file).
 // Checks: JSON object, custom_id a non-empty string not seen before, method POST, url equal to the
 // batch's endpoint, and a body the endpoint's decoder accepts, not streaming.
-import { createInterface } from 'node:readline';
-import { Readable } from 'node:stream';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { alphaCodec } from '../families/alpha/codec.ts';
 import type { ChatRequest, JsonValue } from '../ir/types.ts';
@@ -11,6 +9,7 @@ import { decodeEmbeddingsBody } from '../pipeline/embed-attempt.ts';
 import type { NewItem } from '../store/batches.ts';
 import { isRecord } from '../util/json.ts';
 import type { ItemEstimate } from './deps.ts';
+import { readLines } from './jsonl.ts';
 import type { AlphaResult } from './objects.ts';
 
 /** The endpoints an alpha batch may target, with how a line's body is checked (its IR, for chat). */
@@ -67,7 +66,7 @@ function lineProblem(
 }
 
 export async function parseAlphaInput(content: AsyncIterable<Uint8Array>, endpoint: string): Promise<AlphaInputResult> {
-  const lines = createInterface({ input: Readable.from(content), crlfDelay: Number.POSITIVE_INFINITY });
+  const lines = readLines(content);
   const items: NewItem[] = [];
   const estimates: AlphaInput['estimates'] = [];
   const seen = new Set<string>();

@@ -5,6 +5,7 @@
 // next is claimed: a run that dies leaves only its in-flight items `running`, and the shard's next
 // run sends them again (at-least-once toward the vendor, never twice in the results).
 
+import { setTimeout as wait } from 'node:timers/promises';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { JsonValue } from '../ir/types.ts';
 import type { Job, JobContext } from '../jobs/types.ts';
@@ -50,14 +51,15 @@ function payloadOf(job: Job): { batchId: string; shard: number; shards: number }
   };
 }
 
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(t);
-      resolve();
-    });
-  });
+/**
+ * Waits `ms`, or less when `signal` aborts; never rejects. The timer drops its abort listener when
+ * it fires, so a shard that waits thousands of times on its job's signal leaves none behind.
+ */
+const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
+  wait(ms, undefined, { signal }).then(
+    () => undefined,
+    () => undefined,
+  );
 
 export class BatchExecutor {
   readonly #deps: BatchDeps;

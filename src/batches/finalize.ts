@@ -7,14 +7,12 @@
 import type { JsonObject } from '../ir/types.ts';
 import { endpointRecord } from '../pipeline/endpoint-record.ts';
 import type { DomainEvent, DomainEventType } from '../ports/domain-events.ts';
-import type { BatchRecord } from '../store/batches.ts';
+import type { BatchRecord, ItemRecord } from '../store/batches.ts';
 import { holdFile } from '../store/file-blobs.ts';
 import { idAt } from '../util/ids.ts';
 import type { BatchDeps } from './deps.ts';
+import { itemLines } from './jsonl.ts';
 import { alphaBatchObject, alphaLine, betaBatchObject } from './objects.ts';
-
-/** Items read per page while writing the output files. */
-const PAGE = 500;
 
 /** The request type of a batch's own log row: the batch as a whole, priced once when it ends. */
 export const BATCH_EXECUTION = 'batch_execution';
@@ -54,20 +52,13 @@ export function batchEvent(b: BatchRecord, status: string): DomainEvent {
   };
 }
 
-/** Streams the alpha result lines of one kind as JSONL. */
+/** The alpha result lines of one file, as bytes for the file store. */
 async function* lines(deps: BatchDeps, batchId: string, file: 'output' | 'error'): AsyncGenerator<Uint8Array> {
-  let after = -1;
-  for (;;) {
-    const page = await deps.batches.items(batchId, after, PAGE);
-    if (page.length === 0) return;
-    let text = '';
-    for (const item of page) {
-      const l = alphaLine(item);
-      if (l.file === file) text += `${JSON.stringify(l.line)}\n`;
-    }
-    if (text !== '') yield Buffer.from(text);
-    after = page[page.length - 1].idx;
-  }
+  const lineOf = (item: ItemRecord) => {
+    const l = alphaLine(item);
+    return l.file === file ? l.line : undefined;
+  };
+  for await (const text of itemLines(deps.batches, batchId, lineOf)) yield Buffer.from(text);
 }
 
 async function writeFiles(deps: BatchDeps, b: BatchRecord): Promise<{ output: string | null; error: string | null }> {

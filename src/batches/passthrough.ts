@@ -20,6 +20,7 @@ import type { FileRecord } from '../store/files.ts';
 import { isRecord } from '../util/json.ts';
 import type { BatchDeps, ItemEstimate } from './deps.ts';
 import { batchEvent, recordBatchCost } from './finalize.ts';
+import { jsonObjects } from './jsonl.ts';
 
 /** A vendor's answer to forward as it came (status and body), e.g. a refused create. */
 export class UpstreamAnswer extends Error {
@@ -56,31 +57,6 @@ function decodedOrUndefined(body: unknown): ChatRequest | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** JSONL lines of an upstream body, parsed; unparsable ones skipped. */
-async function* jsonl(body: AsyncIterable<Uint8Array>): AsyncGenerator<JsonObject> {
-  let rest = '';
-  const decoder = new TextDecoder();
-  const parse = (line: string) => {
-    try {
-      const v: unknown = JSON.parse(line);
-      return isRecord(v) ? (v as JsonObject) : undefined;
-    } catch {
-      return undefined;
-    }
-  };
-  for await (const chunk of body) {
-    rest += decoder.decode(chunk, { stream: true });
-    const lines = rest.split('\n');
-    rest = lines.pop() ?? '';
-    for (const l of lines) {
-      const v = l.trim() === '' ? undefined : parse(l);
-      if (v) yield v;
-    }
-  }
-  const last = rest.trim() === '' ? undefined : parse(rest);
-  if (last) yield last;
 }
 
 export class PassThrough {
@@ -139,7 +115,7 @@ export class PassThrough {
   async alphaEligible(file: FileRecord): Promise<Omit<ItemEstimate, 'principal'>[] | undefined> {
     if (file.location !== 'upstream' || (file.vendor !== 'openai' && file.vendor !== 'azure-openai')) return undefined;
     const estimates: Omit<ItemEstimate, 'principal'>[] = [];
-    for await (const line of jsonl(await this.#deps.openFile(file))) {
+    for await (const line of jsonObjects(await this.#deps.openFile(file))) {
       const body = isRecord(line.body) ? line.body : undefined;
       const model = body?.model;
       if (typeof model !== 'string' || model.includes('/') || model.startsWith('@')) return undefined;
@@ -290,7 +266,7 @@ export class PassThrough {
       const url = isRecord(b.upstream) && typeof b.upstream.results_url === 'string' ? b.upstream.results_url : null;
       const res = await anthropicBatches.results(up.credential, b.upstreamId ?? '', url);
       if (res.status !== 200) throw new UpstreamAnswer(res.status, await res.body.text());
-      for await (const line of jsonl(res.body)) {
+      for await (const line of jsonObjects(res.body)) {
         const r = line.result;
         if (!isRecord(r) || r.type !== 'succeeded' || !isRecord(r.message)) continue;
         add('anthropic', String(r.message.model), anthropicUsage(r.message.usage));
@@ -300,7 +276,7 @@ export class PassThrough {
     if (b.outputFileId === null) return total;
     const file = await this.#deps.files.get(b.orgId, b.outputFileId);
     if (file === undefined) return total;
-    for await (const line of jsonl(await this.#deps.openFile(file))) {
+    for await (const line of jsonObjects(await this.#deps.openFile(file))) {
       const body = isRecord(line.response) && isRecord(line.response.body) ? line.response.body : undefined;
       const usage = body === undefined ? undefined : openaiUsage(body.usage);
       if (body !== undefined && usage !== undefined) add(file.vendor as VendorId, String(body.model), usage);

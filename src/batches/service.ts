@@ -11,6 +11,7 @@ import { ALPHA_BATCH_ENDPOINTS } from './alpha-input.ts';
 import { parseBetaInput } from './beta-input.ts';
 import type { BatchDeps } from './deps.ts';
 import { BATCH_JOB_ATTEMPTS, BatchExecutor, RUN_JOB, runJobs, shardsFor, VALIDATE_JOB } from './executor.ts';
+import { itemLines } from './jsonl.ts';
 import { alphaBatchObject, betaBatchObject, betaLine } from './objects.ts';
 import { PassThrough } from './passthrough.ts';
 
@@ -277,17 +278,7 @@ export class Batches {
 
   /** Beta results as JSONL: the vendor's, streamed through, or the local items' in request order. */
   async results(b: BatchRecord): Promise<AsyncIterable<string | Uint8Array>> {
-    return b.mode === 'passthrough' ? this.#passThrough.results(b) : this.#localResults(b);
-  }
-
-  async *#localResults(b: BatchRecord): AsyncGenerator<string> {
-    let after = -1;
-    for (;;) {
-      const page = await this.#deps.batches.items(b.id, after, 500);
-      if (page.length === 0) return;
-      yield page.map((it) => `${JSON.stringify(betaLine(it))}\n`).join('');
-      after = page[page.length - 1].idx;
-    }
+    return b.mode === 'passthrough' ? this.#passThrough.results(b) : itemLines(this.#deps.batches, b.id, betaLine);
   }
 
   objectOf(b: BatchRecord, resultsBase: string): JsonValue {
