@@ -29,52 +29,11 @@
 import type { HierarchicalNSW as Graph } from 'hnswlib-node';
 import hnswlib from 'hnswlib-node';
 import { FlatIndex, inverseNorm, type Neighbour } from './flat-index.ts';
+import { PARTITION_INDEX_DEFAULTS, type PartitionIndexOptions } from './index-tuning.ts';
 
 export type { Neighbour } from './flat-index.ts';
 
-export interface PartitionIndexOptions {
-  /**
-   * Partitions smaller than this are scanned exactly; reaching it starts the graph build. A graph
-   * partition that shrinks below half of it goes back to exact (the gap keeps an entry added and
-   * removed at the boundary from rebuilding every time).
-   */
-  exactBelow?: number;
-  /** HNSW links per node (2M on the bottom layer). */
-  m?: number;
-  efConstruction?: number;
-  /**
-   * Candidates kept during a search, at most: recall against latency. Smaller graphs search with
-   * fewer, down to `efFloor` (see searchEf).
-   */
-  ef?: number;
-  /** The fewest candidates a search keeps, however small the graph. */
-  efFloor?: number;
-  /**
-   * Graph inserts each add() performs while a build is in progress. Each add also queues its own
-   * entry, so with 1 only step() (or removals) can finish a build; with 0 add() never builds (a
-   * caller that pumps step() in idle time).
-   */
-  buildInsertsPerAdd?: number;
-  /** Seed of the graph's level draws, so that a given sequence of calls builds the same graph. */
-  seed?: number;
-}
-
-// Chosen with bench/cache-index.ts at 100,000 LocalEmbedder vectors of 256 dimensions (bench/README.md).
-// ef 64 with efConstruction 64: search p99 0.40 ms, recall@1 against the flat scan 0.978 (edited
-// prompts 0.974), and every query with an entry at or above the 0.95 threshold answered above it.
-// efConstruction 100 gained half a point of recall for 1.7x the insert cost (0.30 vs 0.18 ms per
-// entry), which every cache write pays; 48 lost two points on edited prompts. ef 96 gave 0.990 for
-// a third more time per search, which every miss pays (and a neighbour the search misses costs a
-// hit, never a wrong answer). M 12 lost recall; M 24-32 cost more per search for no gain.
-export const PARTITION_INDEX_DEFAULTS: Readonly<Required<PartitionIndexOptions>> = {
-  exactBelow: 128,
-  m: 16,
-  efConstruction: 64,
-  ef: 64,
-  efFloor: 16,
-  buildInsertsPerAdd: 4,
-  seed: 100,
-};
+export { PARTITION_INDEX_DEFAULTS, type PartitionIndexOptions } from './index-tuning.ts';
 
 export type PartitionPhase = 'exact' | 'building' | 'graph';
 
@@ -139,7 +98,7 @@ export class PartitionIndex {
     return this.graph ? this.graph.getMaxElements() : 0;
   }
 
-  /** The search breadth; settable, e.g. to retune a live partition without rebuilding it. */
+  /** The most candidates a search keeps (see searchEf); settable, to retune a live partition. */
   get ef(): number {
     return this.opts.ef;
   }

@@ -3,7 +3,28 @@
 // separately ("each end user may spend $5 a day"): its counter key carries the member.
 import type { BudgetCheck, RateCheck, RateLimits } from '../ports/counters.ts';
 import type { BudgetRecord } from '../store/budgets.ts';
+import { isRecord } from '../util/json.ts';
 import { type PeriodBounds, periodBounds } from './periods.ts';
+
+const parsedLimits = new WeakMap<object, RateLimits | null>();
+
+/** A settings value as rate limits; the same settings object gives the same answer object. */
+export function rateLimitsOf(v: unknown): RateLimits | null {
+  if (!isRecord(v)) return null;
+  const known = parsedLimits.get(v);
+  if (known !== undefined) return known;
+  const pick = (k: string) => (typeof v[k] === 'number' && (v[k] as number) > 0 ? (v[k] as number) : undefined);
+  const out: RateLimits = {};
+  const rpm = pick('rpm');
+  const tpm = pick('tpm');
+  const concurrency = pick('concurrency');
+  if (rpm !== undefined) out.rpm = rpm;
+  if (tpm !== undefined) out.tpm = tpm;
+  if (concurrency !== undefined) out.concurrency = concurrency;
+  const limits = rpm === undefined && tpm === undefined && concurrency === undefined ? null : out;
+  parsedLimits.set(v, limits);
+  return limits;
+}
 
 export interface CallIdentity {
   orgId: string;

@@ -33,6 +33,7 @@ import {
   modelMatches,
   periodStartOfKey,
   rateChecks,
+  rateLimitsOf,
 } from './checks.ts';
 import { type ConfigLookup, type Estimated, estimateCall } from './estimate.ts';
 import { forecast, periodBounds } from './periods.ts';
@@ -48,26 +49,6 @@ export interface LimitsDeps {
   budgetStore: Pick<BudgetStore, 'markAlert'>;
   spendSince(q: SpendQuery): Promise<Array<{ member: string | null; model: string | null; costUsd: number }>>;
   logger: Logger;
-}
-
-const parsedLimits = new WeakMap<object, RateLimits | null>();
-
-/** A settings value as rate limits; the same settings object gives the same answer object. */
-function rateLimitsOf(v: unknown): RateLimits | null {
-  if (!isRecord(v)) return null;
-  const known = parsedLimits.get(v);
-  if (known !== undefined) return known;
-  const pick = (k: string) => (typeof v[k] === 'number' && (v[k] as number) > 0 ? (v[k] as number) : undefined);
-  const out: RateLimits = {};
-  const rpm = pick('rpm');
-  const tpm = pick('tpm');
-  const concurrency = pick('concurrency');
-  if (rpm !== undefined) out.rpm = rpm;
-  if (tpm !== undefined) out.tpm = tpm;
-  if (concurrency !== undefined) out.concurrency = concurrency;
-  const limits = rpm === undefined && tpm === undefined && concurrency === undefined ? null : out;
-  parsedLimits.set(v, limits);
-  return limits;
 }
 
 const round6 = (usd: number) => Math.round(usd * 1e6) / 1e6;
@@ -185,9 +166,8 @@ export class Limits implements BudgetStatusSource {
 
   #admitted(call: ProxyCall, req: AdmitRequest, res: AdmitResult): void {
     if (!res.ok) {
-      this.onRefusal?.(res.refusal.kind);
       call.hookTrace = { limits: { refused_by: this.#describe(res.refusal) } };
-      throw refusalError(res.refusal, { name: (budgetId) => this.#d.budgets.get(budgetId)?.name ?? budgetId });
+      throw this.#refused(res.refusal);
     }
     call.replyHeaders = rateHeaders(res);
     call.onEnd = (record) => this.#settle(req, record);
@@ -222,11 +202,14 @@ export class Limits implements BudgetStatusSource {
     }
     const req: AdmitRequest = { now, tokens, costUsd, rates: [], budgets: checks };
     const res = await this.#d.counters.admit(req);
-    if (!res.ok) {
-      this.onRefusal?.(res.refusal.kind);
-      throw refusalError(res.refusal, { name: (budgetId) => this.#d.budgets.get(budgetId)?.name ?? budgetId });
-    }
+    if (!res.ok) throw this.#refused(res.refusal);
     await this.#d.counters.settle({ now: Date.now(), admitted: req, actualTokens: 0, actualUsd: 0 });
+  }
+
+  /** Counts a refusal and gives the error that answers it. */
+  #refused(r: Refusal): Error {
+    this.onRefusal?.(r.kind);
+    return refusalError(r, { name: (budgetId) => this.#d.budgets.get(budgetId)?.name ?? budgetId });
   }
 
   #describe(r: Refusal): Record<string, unknown> {
