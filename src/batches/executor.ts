@@ -156,10 +156,17 @@ export class BatchExecutor {
     const limit = Math.max(1, Math.ceil(b.concurrency / at.shards));
     const inflight = new Map<number, { abort: AbortController; done: Promise<void> }>();
     let ending: 'canceled' | 'expired' | undefined;
+    // A cancel is seen by reading the batch again, at most every CHECK_MS rather than at every
+    // settled item; the expiry time never changes.
+    let checkedAt = 0;
     while (!stop.aborted) {
-      const now = await deps.batches.getById(b.id);
-      if (now === undefined) break;
-      ending = CANCELLING.has(now.status) ? 'canceled' : Date.now() >= now.expiresAt ? 'expired' : undefined;
+      if (Date.now() - checkedAt >= CHECK_MS) {
+        const now = await deps.batches.getById(b.id);
+        if (now === undefined) break;
+        checkedAt = Date.now();
+        if (CANCELLING.has(now.status)) ending = 'canceled';
+      }
+      if (ending === undefined && Date.now() >= b.expiresAt) ending = 'expired';
       if (ending !== undefined) break;
       const free = limit - inflight.size;
       const claimed = free > 0 ? await deps.batches.claim(b.id, at.shard, at.shards, at.holder, free) : [];

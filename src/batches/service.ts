@@ -267,13 +267,12 @@ export class Batches {
     throw refuse(`a batch that is ${b.status} cannot be cancelled`);
   }
 
-  /** Beta only: an ended batch's record goes; before that it is refused. */
-  async delete(p: Principal, id: string): Promise<JsonObject> {
-    const b = await this.find(p, 'beta', id);
+  /** Beta only: a found batch's record goes once it has ended; before that it is refused. */
+  async delete(b: BatchRecord): Promise<JsonObject> {
     if (b.status !== 'ended') throw refuse(`a message batch can be deleted once it has ended; it is ${b.status}`);
     if (b.mode === 'passthrough') await this.#passThrough.delete(b);
-    await this.#deps.batches.markDeleted(p.orgId, id, Date.now());
-    return { id, type: 'message_batch_deleted' };
+    await this.#deps.batches.markDeleted(b.orgId, b.id, Date.now());
+    return { id: b.id, type: 'message_batch_deleted' };
   }
 
   /** Beta results as JSONL: the vendor's, streamed through, or the local items' in request order. */

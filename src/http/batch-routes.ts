@@ -126,7 +126,7 @@ export function batchRoutes(deps: PipelineDeps, batches: Batches) {
     app.delete('/beta/v1/messages/batches/:id', (req: IdRequest, reply) =>
       serve(req, reply, 'batch_delete', async () => {
         const b = await batches.find(req.principal, 'beta', req.params.id);
-        return { json: await batches.delete(req.principal, b.id), batch: b };
+        return { json: await batches.delete(b), batch: b };
       }),
     );
     app.get('/beta/v1/messages/batches/:id/results', (req: IdRequest, reply) =>
