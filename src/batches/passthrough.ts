@@ -262,11 +262,7 @@ export class PassThrough {
       total.costUsd += computeCost(vendor, model, usage, { batch: true }).costUsd;
     };
     if (b.family === 'beta') {
-      const up = this.#reach(b, 'anthropic');
-      const url = isRecord(b.upstream) && typeof b.upstream.results_url === 'string' ? b.upstream.results_url : null;
-      const res = await anthropicBatches.results(up.credential, b.upstreamId ?? '', url);
-      if (res.status !== 200) throw new UpstreamAnswer(res.status, await res.body.text());
-      for await (const line of jsonObjects(res.body)) {
+      for await (const line of jsonObjects(await this.results(b))) {
         const r = line.result;
         if (!isRecord(r) || r.type !== 'succeeded' || !isRecord(r.message)) continue;
         add('anthropic', String(r.message.model), anthropicUsage(r.message.usage));
