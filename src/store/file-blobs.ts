@@ -2,8 +2,8 @@
 // PostgreSQL they go into `file_chunks` (migration 100) so that every instance can serve any of
 // them. Both take content as it arrives and hand it back as a stream: neither ever holds a whole
 // file in memory (the database one holds one chunk).
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -66,11 +66,15 @@ export function diskFileBlobs(dir: string): FileBlobs {
           yield chunk;
         }
       }
+      // Opened before anything is written (owner-only like the database: uploads are caller data),
+      // so a source that fails at once cannot leave a stream still opening the partial after it was
+      // removed.
+      const handle = await open(partial, 'w', 0o600);
       try {
-        // Owner-only like the database: uploads are caller data.
-        await pipeline(counted(), createWriteStream(partial, { mode: 0o600 }));
+        await pipeline(counted(), handle.createWriteStream());
         await rename(partial, path);
       } catch (err) {
+        await handle.close().catch(() => {});
         await rm(partial, { force: true });
         throw err;
       }
