@@ -15,18 +15,22 @@ import { registerJsonParser } from './http/json-body.ts';
 import { registerLogExport } from './http/logs-export.ts';
 import { registerMcpRoutes } from './http/mcp.ts';
 import { registerMetricsRoute } from './http/metrics-route.ts';
+import { passthroughRoutes } from './http/passthrough-routes.ts';
 import { InFlight, proxyRoutes } from './http/proxy-routes.ts';
 import { registerOperationRoutes } from './http/rest.ts';
+import { rootAlias, rootDocument } from './http/root-alias.ts';
 import { onClientError, onFrameworkError } from './http/transport-errors.ts';
 import { requestLogHook } from './logs/request-log-hook.ts';
 import { liveStateOf } from './manage/live-state.ts';
 import { OPERATIONS } from './manage/operations.ts';
 import { PROXY_PATHS } from './manage/proxy-paths.ts';
 import { registerValidators } from './manage/validation.ts';
+import { Media } from './media/service.ts';
 import { GatewayMetrics, metricsHook } from './metrics/gateway-metrics.ts';
 import { Metrics } from './metrics/registry.ts';
 import { type PipelineDeps, pipelineDeadlines } from './pipeline/deps.ts';
 import { healthHook } from './pipeline/health-hook.ts';
+import { POLL_JOB, Responses } from './responses/service.ts';
 import { createServices, type KeyVerifier } from './services.ts';
 import { newId } from './util/ids.ts';
 
@@ -58,6 +62,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
       disableRequestLogging: !requestLogging,
     }),
     return503OnClosing: true,
+    rewriteUrl: rootAlias,
     frameworkErrors: onFrameworkError,
     clientErrorHandler: onClientError,
   });
@@ -79,6 +84,10 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   registerAuth(app, svc.principals);
 
   app.get('/healthz', async () => ({ status: 'ok', storage: svc.dialect }));
+  app.get('/', async (request) => {
+    const host = request.headers.host ?? `127.0.0.1:${config.port}`;
+    return rootDocument(`${request.protocol}://${host}`, app.hasRoute({ method: 'GET', url: '/ui/' }));
+  });
   // Built on the first request, not at start: the document and the yaml library cost more memory
   // than most gateways will ever spend on serving it.
   let openApi: Promise<string> | undefined;
@@ -138,9 +147,19 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   await app.register(proxyRoutes(pipeline, inFlight));
   await app.register(filesRoutes(pipeline, inFlight));
   await app.register(batchRoutes(pipeline, createBatches(svc, pipeline)));
+  const responses = new Responses({
+    pipeline,
+    store: svc.stores.responses,
+    jobs: svc.jobs,
+    pollMs: config.responsePollMs,
+    onError: (err) => svc.logger.error({ err }, 'a stored-response record could not be written'),
+  });
+  svc.jobs.register(POLL_JOB, responses.poll);
+  await app.register(passthroughRoutes(responses, new Media(pipeline), inFlight));
 
   // Runs after the server stopped accepting and in-flight requests drained.
   app.addHook('onClose', async () => {
+    responses.close();
     await svc.close();
   });
   return app;

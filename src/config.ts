@@ -49,6 +49,8 @@ export interface Config {
   batchShards: number;
   /** Local batches: how long one may run before its unfinished items expire. */
   batchWindowMs: number;
+  /** Background responses: the first pause before the gateway checks whether one has finished (it doubles up to 30 s). */
+  responsePollMs: number;
 }
 
 const LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -180,5 +182,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       overrides.batchWindowMs ??
       parsePositive(nonEmpty(env.SWITCHYARD_BATCH_WINDOW_HOURS), 'SWITCHYARD_BATCH_WINDOW_HOURS', 24, 'hours', false) *
         3_600_000,
+    responsePollMs:
+      overrides.responsePollMs ??
+      parseMs(nonEmpty(env.SWITCHYARD_RESPONSE_POLL_MS), 'SWITCHYARD_RESPONSE_POLL_MS', 2_000),
   };
 }

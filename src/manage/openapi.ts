@@ -92,6 +92,21 @@ export function buildOpenApi(operations: readonly Operation[], proxyPaths: reado
     paths[p.path] ??= {};
     (paths[p.path] as Record<string, Json>)[p.method.toLowerCase()] = proxyDoc(p);
   }
+  // The root base URL serves every proxy path without its family prefix (/v1/models: the family the
+  // anthropic-version header names, else alpha; the first family listed documents it).
+  for (const p of proxyPaths) {
+    const root = p.path.replace(/^\/(alpha|beta)\/v1\//, '/v1/');
+    paths[root] ??= {};
+    const byMethod = paths[root] as Record<string, Json>;
+    const method = p.method.toLowerCase();
+    if (byMethod[method] !== undefined) continue;
+    const doc = proxyDoc(p);
+    byMethod[method] = {
+      ...doc,
+      operationId: `root_${String(doc.operationId)}`,
+      summary: root === '/v1/models' ? `${p.summary}; beta shape when anthropic-version is sent` : p.summary,
+    };
+  }
   for (const op of operations) {
     paths[op.path] ??= {};
     (paths[op.path] as Record<string, Json>)[op.method.toLowerCase()] = operationDoc(op);
@@ -110,7 +125,7 @@ export function buildOpenApi(operations: readonly Operation[], proxyPaths: reado
       title: 'Switchyard',
       version: '1.0.0',
       description:
-        'LLM gateway: two proxy wire families (/alpha/v1, /beta/v1) and the management API (/manage/v1). Every management operation is also an MCP tool at /mcp.',
+        'LLM gateway: two proxy wire families (/alpha/v1, /beta/v1), also served at the root (/v1/...: the openai SDK with baseURL <host>/v1, the anthropic SDK with baseURL <host>), and the management API (/manage/v1). Every management operation is also an MCP tool at /mcp.',
     },
     security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
     tags: [...new Set([...proxyPaths.map((p) => `proxy-${p.family}`), ...operations.map((o) => o.tag)])].map(

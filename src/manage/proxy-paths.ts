@@ -49,7 +49,71 @@ export const PROXY_PATHS: ProxyPathDoc[] = [
   { method: 'GET', path: '/beta/v1/models', family: 'beta', summary: 'Model list (always empty)', jsonBody: false },
   ...files(),
   ...batches(),
+  ...responses(),
+  ...media(),
 ];
+
+function responses(): ProxyPathDoc[] {
+  const base = '/alpha/v1/responses';
+  const row = (method: ProxyPathDoc['method'], path: string, summary: string, extra: Partial<ProxyPathDoc> = {}) => ({
+    method,
+    path: `${base}${path}`,
+    family: 'alpha' as const,
+    summary,
+    jsonBody: false,
+    ...extra,
+  });
+  return [
+    row(
+      'POST',
+      '',
+      'Create a response (Responses API, passed through to openai or azure-openai); SSE when stream is true; background mode',
+      {
+        jsonBody: true,
+        streams: true,
+      },
+    ),
+    row('GET', '/{id}', 'A stored response (stream=true replays it as SSE; starting_after)', { streams: true }),
+    row('DELETE', '/{id}', 'Delete a stored response'),
+    row('POST', '/{id}/cancel', 'Cancel a background response'),
+    row('GET', '/{id}/input_items', 'Input items of a response (limit, order, after, before)'),
+  ];
+}
+
+function media(): ProxyPathDoc[] {
+  return [
+    {
+      method: 'POST',
+      path: '/alpha/v1/images/generations',
+      family: 'alpha',
+      summary:
+        'Generate images (openai, azure-openai, together, fireworks); free-form body, model defaults to dall-e-2',
+      jsonBody: true,
+      modelFree: true,
+    },
+    {
+      method: 'POST',
+      path: '/alpha/v1/audio/speech',
+      family: 'alpha',
+      summary: 'Text to speech: the audio bytes, streamed with the upstream content type (audio/mpeg, audio/opus...)',
+      jsonBody: true,
+    },
+    {
+      method: 'POST',
+      path: '/alpha/v1/audio/transcriptions',
+      family: 'alpha',
+      summary: 'Transcribe audio (multipart/form-data: file, model, other fields passed on)',
+      jsonBody: false,
+    },
+    {
+      method: 'POST',
+      path: '/alpha/v1/audio/translations',
+      family: 'alpha',
+      summary: 'Translate audio into English (multipart/form-data: file, model, other fields passed on)',
+      jsonBody: false,
+    },
+  ];
+}
 
 function files(): ProxyPathDoc[] {
   const row = (method: ProxyPathDoc['method'], path: string, summary: string): ProxyPathDoc => ({

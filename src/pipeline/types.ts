@@ -26,7 +26,7 @@ export interface LiveState {
   health: HealthTracker;
 }
 
-export type CallKind = 'chat' | 'embeddings' | 'count_tokens';
+export type CallKind = 'chat' | 'embeddings' | 'count_tokens' | 'raw';
 
 /** What the HTTP layer knows about a proxy call. */
 export interface ProxyInput {

@@ -12,6 +12,7 @@ import { createOrgKeyStore, type OrgKeyStore } from './org-keys.ts';
 import { createProjectStore, type ProjectStore } from './projects.ts';
 import { createProviderStore, type ProviderStore } from './providers.ts';
 import { createRequestLogStore, type RequestLogStore } from './request-logs.ts';
+import { createResponseStore, type ResponseStore } from './responses.ts';
 import { type AnalyticsStore, createAnalyticsStore } from './rollups-read.ts';
 import { createRoutingConfigStore, type RoutingConfigStore } from './routing-configs.ts';
 import { createWebhookDeliveryStore, type WebhookDeliveryStore } from './webhook-deliveries.ts';
@@ -38,6 +39,8 @@ export interface Stores {
   files: FileStore;
   /** Batches of both families and their items. */
   batches: BatchStore;
+  /** Stored responses: which upstream credential and project each response id belongs to. */
+  responses: ResponseStore;
 }
 
 export interface StoreHandle {
@@ -64,6 +67,7 @@ export function createStores(db: Db, changes: ChangePublisher = NO_CHANGES): Sto
     budgets: createBudgetStore(db, changes),
     batches: createBatchStore(db),
     files: createFileStore(db),
+    responses: createResponseStore(db),
   };
 }
 

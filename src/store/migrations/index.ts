@@ -12,6 +12,7 @@ import * as m080 from './080_cache_entries.ts';
 import * as m090 from './090_request_log_cache.ts';
 import * as m100 from './100_files.ts';
 import * as m110 from './110_batches.ts';
+import * as m120 from './120_responses.ts';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -26,6 +27,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '090_request_log_cache': m090,
   '100_files': m100,
   '110_batches': m110,
+  '120_responses': m120,
 };
 
 /**

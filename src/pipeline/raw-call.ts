@@ -1,0 +1,288 @@
+// The pipeline of a pass-through call (Responses API, images, audio): the same hooks, routing and
+// credential failover as chat, but the body goes upstream as the caller wrote it and the answer comes
+// back unread. Only upstreams that speak the endpoint's wire may serve it: a direct model of another
+// vendor, or a config with such a candidate, is a 400 that says why, never a silent translation.
+import { fromUpstream, GatewayError } from '../errors/gateway-error.ts';
+import type { UpstreamErrorInfo } from '../ir/types.ts';
+import { attemptFailure } from '../providers/attempt-failure.ts';
+import type { RawAnswer } from '../providers/openai-compatible/raw-api.ts';
+import { canonicalVendor, chatAdapterFor } from '../providers/registry.ts';
+import type { VendorId } from '../providers/types.ts';
+import { shouldRetry } from '../routing/acceptance.ts';
+import { type AttemptRecord, attemptRecord } from '../routing/execute-types.ts';
+import { decisionTrace } from '../routing/trace.ts';
+import type { RequestFacts } from '../routing/types.ts';
+import type { ChatTarget } from './call.ts';
+import { endCall, errorReply, finish, newCall } from './chat.ts';
+import { acrossCredentials } from './credential-pool.ts';
+import type { PipelineDeps } from './deps.ts';
+import { runBeforeRoute } from './hooks.ts';
+import {
+  callRecord,
+  credentialSample,
+  directHealthSamples,
+  type HealthSample,
+  healthSample,
+  type RecordParts,
+  recordParts,
+} from './record.ts';
+import { credentialsOf, dryRunOf, routeCall, targetFor } from './route.ts';
+import type { PipelineReply, ProxyCall, ProxyInput, RoutePlan } from './types.ts';
+
+export interface RawCallSpec {
+  requestType: string;
+  /** The model as the caller named it (a direct name or `@slug`). */
+  model: string;
+  /** The vendors that speak this endpoint's wire. */
+  vendors: readonly VendorId[];
+  /** The endpoint in words, for refusals: "the Responses API". */
+  what: string;
+  /** Text the routing strategies may read (prompt length, rules on content). */
+  promptText: string;
+  /** One upstream call on one target; an answer of any status is returned, only no answer throws. */
+  send(target: ChatTarget, signal: AbortSignal): Promise<RawAnswer>;
+}
+
+/** The upstream answered 2xx: the body is still unread, for the caller to pass on. */
+export interface RawServed {
+  ok: true;
+  call: ProxyCall;
+  parts: RecordParts;
+  target: ChatTarget;
+  answer: RawAnswer;
+  /** X-Svc-* headers of the answer (model, provider, config, rate-limit state). */
+  headers: Record<string, string>;
+}
+
+export type RawCallResult = RawServed | { ok: false; reply: PipelineReply };
+
+type Tried = { ok: true; answer: RawAnswer } | { ok: false; error: UpstreamErrorInfo; answer?: RawFailure };
+
+/** An upstream refusal, read: passed on verbatim when it is the call's last word. */
+interface RawFailure {
+  status: number;
+  contentType: string;
+  text: string;
+}
+
+async function tryOnce(send: RawCallSpec['send'], target: ChatTarget, signal: AbortSignal): Promise<Tried> {
+  try {
+    const answer = await send(target, signal);
+    if (answer.status < 300) return { ok: true, answer };
+    const text = await answer.body.text();
+    const error = chatAdapterFor(target.vendor, target.model).decodeError(answer.status, text, answer.headers);
+    const ct = answer.headers['content-type'];
+    return {
+      ok: false,
+      error,
+      answer: { status: answer.status, text, contentType: (Array.isArray(ct) ? ct[0] : ct) ?? 'application/json' },
+    };
+  } catch (err) {
+    return { ok: false, error: attemptFailure(err) };
+  }
+}
+
+function refuseVendor(spec: RawCallSpec, vendor: string, model: string): GatewayError {
+  return new GatewayError('invalid_request', {
+    message: `${model} is served by ${vendor}, which has no ${spec.what}; it is served by ${spec.vendors.join(', ')}`,
+    param: 'model',
+  });
+}
+
+/** Every candidate a config may try must speak the wire: it is refused as a whole otherwise. */
+function checkVendors(spec: RawCallSpec, plan: RoutePlan): void {
+  if (plan.kind === 'direct') {
+    if (!spec.vendors.includes(plan.target.vendor)) throw refuseVendor(spec, plan.target.vendorAsSent, spec.model);
+    return;
+  }
+  const other = plan.decision.candidates.find((c) => {
+    const vendor = canonicalVendor(c.provider);
+    return vendor === undefined || !spec.vendors.includes(vendor);
+  });
+  if (other)
+    throw new GatewayError('invalid_request', {
+      message: `routing config ${spec.model} has the candidate ${other.provider}/${other.model}, which has no ${spec.what}; every candidate must be one of ${spec.vendors.join(', ')}`,
+      param: 'model',
+    });
+}
+
+function facts(spec: RawCallSpec, call: ProxyCall): RequestFacts {
+  return {
+    family: 'alpha',
+    ir: {
+      model: spec.model,
+      system: [],
+      messages: [{ role: 'user', content: [{ type: 'text', text: spec.promptText }] }],
+      tools: [],
+      params: {},
+      stream: false,
+    },
+    tags: call.hdr.tags,
+    endUser: call.hdr.userId,
+    traceId: call.hdr.traceId,
+    metadata: {},
+    headers: {},
+    estimatedTokens: Math.ceil(spec.promptText.length / 4),
+  };
+}
+
+/** A last upstream refusal, as the upstream wrote it; a failure without an answer in the alpha shape. */
+function failureReply(
+  call: ProxyCall,
+  deps: PipelineDeps,
+  parts: RecordParts,
+  tried: Extract<Tried, { ok: false }>,
+  headers: Record<string, string>,
+): PipelineReply {
+  parts.error = tried.error;
+  if (tried.answer === undefined) return errorReply(call, fromUpstream(tried.error), deps, parts, headers);
+  const { status, text, contentType } = tried.answer;
+  parts.status = status;
+  parts.responseBody = text.slice(0, 4096);
+  return {
+    kind: 'json',
+    status,
+    headers: { ...headers, 'content-type': contentType },
+    body: text,
+    done: () => finishRaw(deps, call, parts),
+  };
+}
+
+/** Ends the call: settles what hooks took and runs the afterResponse hooks with its record. */
+export function finishRaw(deps: PipelineDeps, call: ProxyCall, parts: RecordParts): void {
+  finish(deps, call, callRecord(call, parts));
+}
+
+export async function runRawCall(input: ProxyInput, spec: RawCallSpec, deps: PipelineDeps): Promise<RawCallResult> {
+  const call = newCall(input, 'raw');
+  call.modelRequested = spec.model;
+  const parts = recordParts(spec.requestType);
+  const headers: Record<string, string> = {};
+  try {
+    if (deps.hooks.beforeRoute.length > 0) {
+      const pending = runBeforeRoute(deps.hooks, call);
+      if (pending) await pending;
+    }
+    const plan = routeCall(
+      { model: spec.model, principal: input.principal, hdr: call.hdr, kind: 'chat', facts: () => facts(spec, call) },
+      deps.live,
+    );
+    checkVendors(spec, plan);
+    if (input.dryRun === true || call.hdr.dryRun)
+      return {
+        ok: false,
+        reply: { kind: 'json', status: 200, headers: {}, body: dryRunOf(plan), done: () => endCall(deps, call) },
+      };
+    const samples: HealthSample[] = [];
+    parts.healthSamples = samples;
+    let tried: Tried;
+    let target: ChatTarget;
+    if (plan.kind === 'direct') {
+      const served = await acrossCredentials(
+        plan.target,
+        plan.alternates,
+        input.signal,
+        (t) => tryOnce(spec.send, t, input.signal),
+        (t, o, ms) => samples.push(...directHealthSamples(t, o, ms, input.signal)),
+      );
+      tried = served.outcome;
+      target = served.target;
+    } else {
+      headers['x-svc-config'] = plan.config.slug;
+      headers['x-svc-config-version'] = String(plan.config.version);
+      const attempts: AttemptRecord[] = [];
+      let last: { tried: Tried; target: ChatTarget } | undefined;
+      for (const [n, step] of plan.decision.attempts.entries()) {
+        const [first, ...others] = credentialsOf(deps.live, input.principal.orgId, step.ref);
+        if (!first) continue;
+        const started = performance.now();
+        const served = await acrossCredentials(
+          targetFor(step.ref, first),
+          others,
+          input.signal,
+          (t) => tryOnce(spec.send, t, input.signal),
+          (t, o, ms) => samples.push(credentialSample(t, o, ms)),
+        );
+        const latency = Math.round((performance.now() - started) * 100) / 100;
+        last = { tried: served.outcome, target: served.target };
+        attempts.push(attemptRecord(served.target, served.outcome, latency, 0));
+        if (!input.signal.aborted) samples.push(healthSample(step.ref, served.outcome, latency));
+        if (served.outcome.ok || input.signal.aborted || n === plan.decision.attempts.length - 1) break;
+        if (!shouldRetry(plan.decision.retry, served.outcome.error)) break;
+      }
+      if (attempts.length > 0) attempts[attempts.length - 1].served = last?.tried.ok === true;
+      const by = last?.tried.ok ? { model: last.target.model, provider: last.target.vendorAsSent } : null;
+      parts.trace = decisionTrace(plan.cfg.strategy, plan.config, plan.decision, attempts, by);
+      if (last === undefined)
+        return { ok: false, reply: errorReply(call, new GatewayError('no_eligible_candidate'), deps, parts, headers) };
+      tried = last.tried;
+      target = last.target;
+    }
+    parts.target = target;
+    headers['x-svc-model-used'] = target.model;
+    headers['x-svc-provider-used'] = target.vendorAsSent;
+    headers['x-svc-provider'] = target.vendorAsSent;
+    if (call.replyHeaders) Object.assign(headers, call.replyHeaders);
+    if (!tried.ok) return { ok: false, reply: failureReply(call, deps, parts, tried, headers) };
+    return { ok: true, call, parts, target, answer: tried.answer, headers };
+  } catch (err) {
+    if (err instanceof GatewayError) return { ok: false, reply: errorReply(call, err, deps, parts, headers) };
+    endCall(deps, call);
+    throw err;
+  }
+}
+
+/**
+ * A follow-up call that can only go to one place (a stored response lives on the credential that
+ * made it): the same hooks and record as any call, one attempt, no failover.
+ */
+export async function runPinnedCall(
+  input: ProxyInput,
+  spec: Pick<RawCallSpec, 'requestType' | 'model' | 'send'>,
+  target: ChatTarget,
+  deps: PipelineDeps,
+): Promise<RawCallResult> {
+  const call = newCall(input, 'raw');
+  call.modelRequested = spec.model;
+  const parts = recordParts(spec.requestType);
+  parts.target = target;
+  const headers: Record<string, string> = { 'x-svc-provider': target.vendorAsSent };
+  try {
+    if (deps.hooks.beforeRoute.length > 0) {
+      const pending = runBeforeRoute(deps.hooks, call);
+      if (pending) await pending;
+    }
+    if (call.replyHeaders) Object.assign(headers, call.replyHeaders);
+    const tried = await tryOnce(spec.send, target, input.signal);
+    if (!tried.ok) return { ok: false, reply: failureReply(call, deps, parts, tried, headers) };
+    return { ok: true, call, parts, target, answer: tried.answer, headers };
+  } catch (err) {
+    if (err instanceof GatewayError) return { ok: false, reply: errorReply(call, err, deps, parts, headers) };
+    endCall(deps, call);
+    throw err;
+  }
+}
+
+/** What a pass-through endpoint hands the HTTP layer: JSON text, or bytes piped as they arrive. */
+export type RawReply =
+  | Extract<PipelineReply, { kind: 'json' }>
+  | {
+      kind: 'pipe';
+      status: number;
+      headers: Record<string, string>;
+      body: AsyncIterable<Uint8Array>;
+      /** Called once the caller got every byte (true) or went away first (false). */
+      done(finished: boolean): void;
+    };
+
+/** A reply that is only an error or a dry run (never a pipe). */
+export function asRawReply(reply: PipelineReply): RawReply {
+  if (reply.kind !== 'json') throw new Error('a pass-through call never streams through the relay');
+  return reply;
+}
+
+/** A request refused before routing (a malformed form): answered and logged like any refusal. */
+export function refuseRaw(input: ProxyInput, requestType: string, e: GatewayError, deps: PipelineDeps): RawReply {
+  const call = newCall(input, 'raw');
+  return asRawReply(errorReply(call, e, deps, recordParts(requestType)));
+}
