@@ -196,6 +196,42 @@ for (const d of await dialects()) {
       assert.doesNotMatch(JSON.stringify(row), /sk-caller-own-key/);
     });
 
+    test('@slug: a fallback config of alpha upstreams fails over, with the decision trace in the row', async () => {
+      const mk = (slug: string, models: string[]) =>
+        api(env.gw, 'POST', '/manage/v1/routing-configs', {
+          name: slug,
+          slug,
+          strategy: 'fallback',
+          config: { attempts: models.map((model) => ({ model })), retry_on: ['429', '5xx'] },
+        });
+      assert.equal((await mk(`resp-ok-${d.name}`, [`${MODEL}-fail-500`, 'azure-openai/gpt-4o-mini'])).status, 201);
+      const { data, response } = await sdk(env)
+        .responses.create({ model: `@resp-ok-${d.name}`, input: 'route me' })
+        .withResponse();
+      assert.equal(data.status, 'completed');
+      assert.equal(response.headers.get('x-svc-provider'), 'azure-openai');
+      assert.equal(response.headers.get('x-svc-config'), `resp-ok-${d.name}`);
+      const row = await logRow(env.gw, response.headers.get('x-svc-request-id'));
+      const attempts = row.attempts as Array<{ provider: string; status: number }>;
+      assert.deepEqual(
+        attempts.map((a) => [a.provider, a.status]),
+        [
+          ['openai', 500],
+          ['azure-openai', 200],
+        ],
+      );
+      // Follow-ups go where the response was made, not through the config again.
+      assert.equal((await sdk(env).responses.retrieve(data.id)).id, data.id);
+
+      assert.equal((await mk(`resp-mixed-${d.name}`, [MODEL, 'anthropic/claude-3-5-haiku-latest'])).status, 201);
+      const mixed = await raw(env.gw, 'POST', '/v1/responses', {
+        body: JSON.stringify({ model: `@resp-mixed-${d.name}`, input: 'x' }),
+        headers: { 'content-type': 'application/json' },
+      });
+      assert.equal(mixed.status, 400);
+      assert.match(String((mixed.json?.error as { message: string }).message), /anthropic\/claude-3-5-haiku-latest/);
+    });
+
     test('the root base URL serves the same API', async () => {
       const r = await sdk(env, env.gw.adminKey, '/v1').responses.create({ model: MODEL, input: 'root' });
       assert.equal(r.status, 'completed');
