@@ -55,6 +55,7 @@ export class CacheMemory {
   /** Entries whose vectors are not indexed yet (the exact tier already serves them). */
   #unindexed: MemEntry[] = [];
   #pump: NodeJS.Timeout | undefined;
+  #gapQueued = false;
 
   get size(): number {
     return this.#byKey.size;
@@ -166,6 +167,29 @@ export class CacheMemory {
       if (!index.step(Math.max(0.5, deadline - performance.now()))) this.#building.delete(index);
     }
     if (this.#unindexed.length > 0 || this.#building.size > 0) this.#schedule(0);
+  }
+
+  /**
+   * A call has just gone upstream, so the loop is about to wait for its answer with nothing to do:
+   * one deferred insert runs in that wait instead of in front of a later call. Two turns of the
+   * loop later, so that the upstream request is on the wire first (the transport may itself defer
+   * its write by one turn). One insert per miss keeps pace with the one entry each miss adds; the
+   * timer pump still catches up after bursts.
+   */
+  useUpstreamWait(): void {
+    if (this.#gapQueued || this.#unindexed.length === 0) return;
+    this.#gapQueued = true;
+    setImmediate(() =>
+      setImmediate(() => {
+        this.#gapQueued = false;
+        while (this.#unindexed.length > 0) {
+          const e = this.#unindexed.shift() as MemEntry;
+          if (this.#byKey.get(e.key) !== e) continue;
+          this.#index(e);
+          return;
+        }
+      }),
+    );
   }
 
   /** Whether index work is still queued (tests and benches wait for it). */

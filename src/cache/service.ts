@@ -170,6 +170,7 @@ export class SemanticCache {
   #miss(base: Lookup): undefined {
     base.call.cacheNote = { similarity: null, savedCostUsd: 0 };
     this.#expectWrite(base, undefined);
+    this.#memory.useUpstreamWait();
     return undefined;
   }
 
