@@ -83,7 +83,17 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   registerErrorHandlers(app);
   registerAuth(app, svc.principals);
 
-  app.get('/healthz', async () => ({ status: 'ok', storage: svc.dialect }));
+  app.get('/healthz', async () => {
+    const { counters, changes, workerId } = svc.cluster;
+    // Serving on this instance's own counters while Redis is away is degraded, not down.
+    const degraded = counters === 'local' || changes === 'local';
+    return {
+      status: degraded ? 'degraded' : 'ok',
+      storage: svc.dialect,
+      ...(counters === 'off' ? {} : { redis: { counters, change_events: changes } }),
+      ...(workerId === null ? {} : { worker: workerId }),
+    };
+  });
   app.get('/', async (request) => {
     const host = request.headers.host ?? `127.0.0.1:${config.port}`;
     return rootDocument(`${request.protocol}://${host}`, app.hasRoute({ method: 'GET', url: '/ui/' }));
@@ -135,6 +145,17 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
     readEach: async () =>
       (await svc.limits.spendByBudget()).map((b) => ({ labels: { budget_id: b.budgetId }, value: b.spentUsd })),
   });
+  if (svc.cluster.counters !== 'off') {
+    metrics.gauge<'adapter'>({
+      name: 'switchyard_redis_connected',
+      help: 'Whether counters and change events go through Redis right now (0: this instance alone)',
+      labelNames: ['adapter'],
+      readEach: async () => [
+        { labels: { adapter: 'counters' }, value: svc.cluster.counters === 'redis' ? 1 : 0 },
+        { labels: { adapter: 'change_events' }, value: svc.cluster.changes === 'redis' ? 1 : 0 },
+      ],
+    });
+  }
   registerMetricsRoute(app, metrics, { public: config.metricsPublic, principals: svc.principals });
   const pipeline: PipelineDeps = {
     live: liveStateOf(svc),

@@ -14,6 +14,12 @@ export interface Config {
   /** A PostgreSQL schema to create and put first on the search_path (several gateways, one database). */
   pgSchema: string | null;
   redisUrl: string | null;
+  /** Names this deployment's keys and channel in a shared Redis (`sy:<prefix>:`; empty: `sy:`). */
+  redisPrefix: string;
+  /** Processes serving one port on this machine (node:cluster); 1 runs the gateway in this process. */
+  workers: number;
+  /** Set by the primary in each worker it forks (1..workers): the worker keeps its own journal. */
+  workerId: number | null;
   /** When set, this plaintext key is guaranteed to exist as an org-wide admin key. */
   adminKey: string | null;
   /** 32 bytes as base64 or hex; generated into dataDir when unset. */
@@ -49,6 +55,11 @@ export interface Config {
   batchShards: number;
   /** Local batches: how long one may run before its unfinished items expire. */
   batchWindowMs: number;
+  /**
+   * How long a job (a webhook delivery, a batch shard, a sweep) stays held by an instance that stopped
+   * renewing it: after this, another instance retakes the work of one that was killed.
+   */
+  jobLeaseMs: number;
   /** Background responses: the first pause before the gateway checks whether one has finished (it doubles up to 30 s). */
   responsePollMs: number;
 }
@@ -118,6 +129,13 @@ function parseSchema(raw: string | null): string | null {
   return raw;
 }
 
+function parseRedisPrefix(raw: string | null): string {
+  if (raw === null) return '';
+  if (!/^[A-Za-z0-9_:.-]{1,64}$/.test(raw))
+    throw new Error(`SWITCHYARD_REDIS_PREFIX must be 1-64 letters, digits or _ : . -, got "${raw}"`);
+  return raw;
+}
+
 function parseDatabaseUrl(raw: string | null): string | null {
   if (raw === null) return null;
   if (!/^postgres(ql)?:\/\//.test(raw)) {
@@ -139,6 +157,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     pgSchema:
       overrides.pgSchema !== undefined ? overrides.pgSchema : parseSchema(nonEmpty(env.SWITCHYARD_DATABASE_SCHEMA)),
     redisUrl: overrides.redisUrl !== undefined ? overrides.redisUrl : nonEmpty(env.SWITCHYARD_REDIS_URL),
+    redisPrefix: overrides.redisPrefix ?? parseRedisPrefix(nonEmpty(env.SWITCHYARD_REDIS_PREFIX)),
+    workers: overrides.workers ?? parseCount(nonEmpty(env.SWITCHYARD_WORKERS), 'SWITCHYARD_WORKERS', 1, 'processes'),
+    workerId:
+      overrides.workerId !== undefined
+        ? overrides.workerId
+        : nonEmpty(env.SWITCHYARD_WORKER_ID) === null
+          ? null
+          : parseCount(nonEmpty(env.SWITCHYARD_WORKER_ID), 'SWITCHYARD_WORKER_ID', 1, 'worker id'),
     adminKey: overrides.adminKey !== undefined ? overrides.adminKey : nonEmpty(env.SWITCHYARD_ADMIN_KEY),
     masterKey: overrides.masterKey !== undefined ? overrides.masterKey : nonEmpty(env.SWITCHYARD_MASTER_KEY),
     logLevel: overrides.logLevel ?? parseLevel(nonEmpty(env.SWITCHYARD_LOG_LEVEL)),
@@ -182,6 +208,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       overrides.batchWindowMs ??
       parsePositive(nonEmpty(env.SWITCHYARD_BATCH_WINDOW_HOURS), 'SWITCHYARD_BATCH_WINDOW_HOURS', 24, 'hours', false) *
         3_600_000,
+    jobLeaseMs:
+      overrides.jobLeaseMs ?? parseMs(nonEmpty(env.SWITCHYARD_JOB_LEASE_MS), 'SWITCHYARD_JOB_LEASE_MS', 30_000),
     responsePollMs:
       overrides.responsePollMs ??
       parseMs(nonEmpty(env.SWITCHYARD_RESPONSE_POLL_MS), 'SWITCHYARD_RESPONSE_POLL_MS', 2_000),

@@ -18,7 +18,7 @@ import { JournaledSink } from './logs/journal.ts';
 import { LogRetention } from './logs/retention.ts';
 import { WorkerLogWriter } from './logs/worker-writer.ts';
 import { LogWriter, type RequestLogSink } from './logs/writer.ts';
-import type { KeyVerifier, Services } from './manage/services.ts';
+import type { ClusterStatus, KeyVerifier, Services } from './manage/services.ts';
 import { PipelineHooks } from './pipeline/hooks.ts';
 import { HealthTracker } from './routing/health.ts';
 import { compileStrategy, strategyName } from './routing/normalize.ts';
@@ -39,6 +39,13 @@ export interface ServiceOptions {
 }
 
 const MASTER_KEY_CHECK = 'master_key_check';
+/** How long a start waits for Redis before it goes on with this instance's own counters. */
+const REDIS_START_WAIT_MS = 3000;
+
+async function until(done: () => boolean, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+}
 
 // The real verifier lives with the provider adapters; loading it lazily keeps the management
 // plane usable (and its tests fast) without pulling every adapter in at start.
@@ -78,7 +85,18 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
     }
   }
   const secrets = new SecretBox(master.key);
-  const changes = createChangeBus(config, logger);
+  const redis = config.redisUrl !== null;
+  const cluster: ClusterStatus = {
+    counters: redis ? 'local' : 'off',
+    changes: redis ? 'local' : 'off',
+    workerId: config.workerId,
+  };
+  const changes = createChangeBus(config, logger, {
+    keyPrefix: config.redisPrefix,
+    onStateChange: (s) => {
+      cluster.changes = s;
+    },
+  });
   const handle = await openStore(config, { changes }).catch(async (err: unknown) => {
     await changes.close();
     throw err;
@@ -106,8 +124,21 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
     const inThread = new LogWriter(stores.logs, logger);
     const writer: RequestLogSink =
       handle.dialect === 'sqlite' ? new WorkerLogWriter(handle.where, logger, inThread) : inThread;
-    const logs = await JournaledSink.open(join(config.dataDir, 'journal'), writer, logger);
-    const counters = createCounters(config);
+    const logs = await JournaledSink.open(
+      // Each worker of one machine keeps its own journal: two processes must never replay one file.
+      join(config.dataDir, config.workerId === null ? 'journal' : `journal-w${config.workerId}`),
+      writer,
+      logger,
+    );
+    const counters = createCounters(config, {
+      logger,
+      keyPrefix: config.redisPrefix,
+      onStateChange: (s) => {
+        cluster.counters = s;
+      },
+    });
+    // Spend is seeded into Redis below: wait (briefly) for it, or the seeds land only in this instance.
+    if (redis) await until(() => cluster.counters === 'redis', REDIS_START_WAIT_MS);
     const limits = new Limits({
       counters,
       budgets,
@@ -119,7 +150,9 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
     });
     // Spend survives restarts: rebuilt from the request log, journal replay included.
     await logs.flush();
-    await limits.rebuildAll(await stores.budgets.listAllLive());
+    // With Redis the shared counters may already hold more than the log shows (other instances'
+    // rows not written yet): the log only raises them; without Redis it is the whole truth.
+    await limits.rebuildAll(await stores.budgets.listAllLive(), { raiseOnly: redis });
     const cache = new SemanticCache({
       store: stores.cacheEntries,
       projectSettings: (id) => {
@@ -127,6 +160,7 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
         return p === undefined || p.deleted ? undefined : p.settings;
       },
       logger,
+      changes,
     });
     await cache.start();
     const retention = new LogRetention(
@@ -136,10 +170,15 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
     );
     retention.start();
     // Idle until a feature registers a handler.
-    const jobs = new JobRunner(stores.jobs, { logger, reclaimLocalDeadHolders: handle.dialect === 'sqlite' });
+    const jobs = new JobRunner(stores.jobs, {
+      logger,
+      leaseMs: config.jobLeaseMs,
+      reclaimLocalDeadHolders: handle.dialect === 'sqlite',
+    });
     // Each batch shard holds its job while its items run, for minutes: apart from the other jobs.
     const batchJobs = new JobRunner(stores.jobs, {
       logger,
+      leaseMs: config.jobLeaseMs,
       concurrency: 16,
       reclaimLocalDeadHolders: handle.dialect === 'sqlite',
     });
@@ -171,6 +210,7 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
     let closed: Promise<void> | undefined;
     return {
       config,
+      cluster,
       logger,
       db: handle.db,
       dialect: handle.dialect,

@@ -8,6 +8,7 @@ import type { PipelineDeps } from '../pipeline/deps.ts';
 import { addOnEnd, type BeforeAttemptHook, type HookAnswer } from '../pipeline/hooks.ts';
 import { endUserOf } from '../pipeline/record.ts';
 import type { CallRecord, ProxyCall } from '../pipeline/types.ts';
+import type { ChangeBus, ChangeEvent } from '../ports/change-bus.ts';
 import type { CacheEntry, CacheEntryStore, NewCacheEntry } from '../store/cache-entries.ts';
 import { hitOutcome, sameAnswer } from './answer.ts';
 import { cacheEligible, fitsMaxTokens, semanticEligible } from './eligibility.ts';
@@ -24,7 +25,15 @@ export interface CacheDeps {
   /** Defaults to the local embedder plus sub-calls through `pipeline`. */
   embedders?: CacheEmbedders;
   now?: () => number;
+  /**
+   * Where new entries and purges are announced to the other instances (topic `cache_entry`), and
+   * where theirs are heard: each instance then reads the entry from the store into its memory.
+   */
+  changes?: ChangeBus;
 }
+
+/** `id` of a `cache_entry` event that purged a project (an entry's own event carries its store id). */
+const PURGE_PREFIX = 'purge:';
 
 /** Answers that ended on their own; `max_tokens` cuts, filtered and failed answers are never kept. */
 const STORABLE = new Set(['end_turn', 'stop_sequence', 'tool_use']);
@@ -56,6 +65,9 @@ export class SemanticCache {
   #batch: { entries: MemEntry[]; rows: NewCacheEntry[]; release(): void; written: Promise<void> } | undefined;
   /** The pipeline remote embedders run their sub-calls through; set once the app has built it. */
   pipeline: PipelineDeps | undefined;
+  /** Store ids this instance wrote and announced: its own events are not read back. */
+  readonly #announced = new Set<string>();
+  #unsubscribe: (() => void) | undefined;
 
   constructor(deps: CacheDeps) {
     this.#deps = deps;
@@ -86,10 +98,33 @@ export class SemanticCache {
     for (const row of rows) this.#load(row);
     this.#timer = setInterval(() => void this.sweep(), SWEEP_MS);
     this.#timer.unref();
+    this.#unsubscribe = this.#deps.changes?.subscribe('cache_entry', (ev) => this.#heard(ev));
+  }
+
+  /** Another instance wrote an entry (or purged a project): this one learns it from the store. */
+  async #heard(ev: ChangeEvent): Promise<void> {
+    if (ev.id.startsWith(PURGE_PREFIX)) {
+      this.#memory.purgeProject(ev.id.slice(PURGE_PREFIX.length));
+      return;
+    }
+    if (this.#announced.delete(ev.id)) return;
+    const row = await this.#deps.store.get(ev.id);
+    if (row !== undefined && row.expiresAt > this.#now()) this.#load(row);
+  }
+
+  #announce(projectId: string, ids: Iterable<string>): void {
+    const bus = this.#deps.changes;
+    if (bus === undefined) return;
+    for (const id of ids) {
+      if (!id.startsWith(PURGE_PREFIX)) this.#announced.add(id);
+      // Entries belong to projects: the event names the project where others name the org.
+      void bus.publish({ topic: 'cache_entry', id, orgId: projectId });
+    }
   }
 
   async close(): Promise<void> {
     if (this.#timer) clearInterval(this.#timer);
+    this.#unsubscribe?.();
     await this.#settle();
     await this.#flushTouches();
   }
@@ -263,7 +298,10 @@ export class SemanticCache {
         clearTimeout(timer);
         if (this.#batch === batch) this.#batch = undefined;
         const ids = await this.#deps.store.putMany(rows);
-        for (const e of entries) e.storeId = ids.get(e.key) ?? e.storeId;
+        for (const e of entries) {
+          e.storeId = ids.get(e.key) ?? e.storeId;
+          if (e.storeId !== undefined) this.#announce(e.projectId, [e.storeId]);
+        }
       });
       batch = { entries, rows, release, written: this.#track(written) };
       this.#batch = batch;
@@ -331,7 +369,9 @@ export class SemanticCache {
     // Writes still in flight would land after the delete and come back at the next start.
     await this.#settle();
     this.#memory.purgeProject(projectId);
-    return this.#deps.store.purgeProject(projectId);
+    const n = await this.#deps.store.purgeProject(projectId);
+    this.#announce(projectId, [`${PURGE_PREFIX}${projectId}`]);
+    return n;
   }
 
   /** Waits for every entry write in flight, releasing store batches at once instead of on their timer. */

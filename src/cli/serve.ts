@@ -1,7 +1,10 @@
 // `switchyard serve`: the gateway, with graceful shutdown (stop accepting, drain in-flight requests,
 // flush the request-log writer, close the database).
+import cluster from 'node:cluster';
 import { setFlagsFromString } from 'node:v8';
 import { buildApp } from '../app.ts';
+import { loadConfig } from '../config.ts';
+import { runPrimary } from './workers.ts';
 
 /** How long in-flight requests may take to finish on SIGTERM before they are ended with an error. */
 const DRAIN_MS = Number(process.env.SWITCHYARD_SHUTDOWN_DRAIN_MS ?? '') || 10_000;
@@ -20,6 +23,8 @@ function tuneHeap(): void {
 }
 
 export async function serveCommand(): Promise<number | undefined> {
+  const { workers } = loadConfig();
+  if (workers > 1 && cluster.isPrimary) return runPrimary(workers);
   tuneHeap();
   const app = await buildApp();
   const { config, bootstrap } = app.svc;

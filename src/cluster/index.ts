@@ -1,21 +1,71 @@
-// Cluster adapters chosen by configuration. Embedded mode (and, until the Redis adapters in
-// cluster/redis/ exist, every mode) uses the in-process ones in cluster/local/: other processes
-// sharing the database then see changes through the live mirrors' periodic poll.
+// Cluster adapters chosen by configuration. Embedded mode (no Redis URL) uses the in-process ones
+// in cluster/local/: nothing on the hot path changes, and other processes sharing the database see
+// changes through the live mirrors' periodic poll (workers of one machine: through their primary). With a Redis URL (scale-out mode) counters and
+// change events are shared through Redis (cluster/redis/), falling back to this instance alone
+// while Redis is away.
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { ChangeBus } from '../ports/change-bus.ts';
 import type { Counters } from '../ports/counters.ts';
+import { IpcChangeBus } from './ipc-change-bus.ts';
 import { LocalChangeBus } from './local/change-bus.ts';
 import { LocalCounters } from './local/counters.ts';
+import { RedisChangeBus } from './redis/change-bus.ts';
+import { type ClusterLog, createRedisClient, type LinkState } from './redis/client.ts';
+import { RedisCounters } from './redis/counters.ts';
+import { FailoverCounters } from './redis/failover-counters.ts';
+import type { OnceClaims } from './types.ts';
 
-export function createChangeBus(_config: Pick<Config, 'redisUrl'>, logger: Logger): ChangeBus {
-  return new LocalChangeBus({
-    onError: (err, ev) =>
-      logger.warn({ err, topic: ev.topic, id: ev.id }, 'change subscriber failed; the poll will catch up'),
+export type { LinkState } from './redis/client.ts';
+export type { OnceClaims } from './types.ts';
+
+export interface ClusterOptions {
+  /**
+   * Namespace of this deployment's keys and channel in a shared Redis (`sy:<prefix>:`; default
+   * `sy:`). Instances see each other's counters and events only under the same prefix.
+   */
+  keyPrefix?: string;
+  /** Names this instance in Redis (default: random per process). */
+  instanceId?: string;
+  /** Told when the adapter starts or stops sharing through Redis (not called in embedded mode). */
+  onStateChange?: (state: LinkState) => void;
+  /** A Redis command without an answer after this long is answered locally (default 100 ms). */
+  commandTimeoutMs?: number;
+}
+
+const prefixOf = (opts: ClusterOptions): string => (opts.keyPrefix ? `sy:${opts.keyPrefix}:` : 'sy:');
+
+export function createChangeBus(
+  config: Pick<Config, 'redisUrl' | 'workerId'>,
+  logger: Logger,
+  opts: ClusterOptions = {},
+): ChangeBus {
+  const onError = (err: unknown, ev: { topic: string; id: string }) =>
+    logger.warn({ err, topic: ev.topic, id: ev.id }, 'change subscriber failed; the poll will catch up');
+  if (config.redisUrl === null)
+    // A worker of SWITCHYARD_WORKERS: its primary relays events between the workers.
+    return config.workerId === null ? new LocalChangeBus({ onError }) : new IpcChangeBus({ onError });
+  return new RedisChangeBus({
+    url: config.redisUrl,
+    keyPrefix: prefixOf(opts),
+    instanceId: opts.instanceId,
+    commandTimeoutMs: opts.commandTimeoutMs,
+    logger: logger satisfies ClusterLog,
+    onError,
+    onStateChange: opts.onStateChange,
   });
 }
 
-/** Rate-limit and budget counters: in process memory until the Redis adapter exists. */
-export function createCounters(_config: Pick<Config, 'redisUrl'>): Counters {
-  return new LocalCounters();
+/** Rate-limit and budget counters, with once-claims for cluster-wide deduplication. */
+export function createCounters(
+  config: Pick<Config, 'redisUrl'>,
+  opts: ClusterOptions & { logger?: Logger } = {},
+): Counters & OnceClaims {
+  if (config.redisUrl === null) return new LocalCounters();
+  const redis = new RedisCounters({
+    client: createRedisClient(config.redisUrl, { commandTimeoutMs: opts.commandTimeoutMs }),
+    keyPrefix: prefixOf(opts),
+    instanceId: opts.instanceId,
+  });
+  return new FailoverCounters({ redis, logger: opts.logger, onStateChange: opts.onStateChange });
 }

@@ -327,7 +327,8 @@ export class Limits implements BudgetStatusSource {
   }
 
   /** Seeds the budget's current-period counters from the request log. */
-  async rebuild(b: BudgetRecord, now: number = Date.now()): Promise<void> {
+  /** `raiseOnly`: a counter already above the log's sum keeps its value (shared counters, at start). */
+  async rebuild(b: BudgetRecord, now: number = Date.now(), opts: { raiseOnly?: boolean } = {}): Promise<void> {
     const bounds = periodBounds(b.period, now, b.createdAt);
     const { scope } = b;
     const column = {
@@ -353,7 +354,12 @@ export class Limits implements BudgetStatusSource {
       if (!modelMatches(b.models, r.model ?? '')) continue;
       for (const member of this.#membersOfRow(b, r.member)) sums.set(member, (sums.get(member) ?? 0) + r.costUsd);
     }
-    for (const [member, usd] of sums) await this.#d.counters.seedSpend(budgetKey(b, member, bounds.start), usd);
+    const seeds = [...sums].map(([member, usd]) => ({ key: budgetKey(b, member, bounds.start), usd }));
+    const current = opts.raiseOnly ? await this.#d.counters.budgets(seeds.map((x) => x.key)) : undefined;
+    for (const [i, { key, usd }] of seeds.entries()) {
+      if (current !== undefined && current[i].spentUsd >= usd) continue;
+      await this.#d.counters.seedSpend(key, usd);
+    }
   }
 
   /** Which counters of `b` a logged row's grouping value belongs to (tags arrive as JSON text). */
@@ -381,10 +387,10 @@ export class Limits implements BudgetStatusSource {
   }
 
   /** Every live budget's counters, at start (after the journal replay has been committed). */
-  async rebuildAll(all: readonly BudgetRecord[]): Promise<void> {
+  async rebuildAll(all: readonly BudgetRecord[], opts: { raiseOnly?: boolean } = {}): Promise<void> {
     for (const b of all) {
       try {
-        await this.rebuild(b);
+        await this.rebuild(b, Date.now(), opts);
       } catch (err) {
         this.#d.logger.error({ err, budget: b.id }, 'could not rebuild a budget from the request log');
       }

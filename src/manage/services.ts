@@ -37,8 +37,18 @@ export interface RoutingState {
   health: HealthTracker;
 }
 
+/** How this instance shares state with others (GET /healthz, metrics). */
+export interface ClusterStatus {
+  /** Off without SWITCHYARD_REDIS_URL; else whether counters and change events go through Redis right now. */
+  counters: 'off' | 'redis' | 'local';
+  changes: 'off' | 'redis' | 'local';
+  /** This process's number under SWITCHYARD_WORKERS; null when it is the only one. */
+  workerId: number | null;
+}
+
 export interface Services {
   config: Config;
+  cluster: ClusterStatus;
   logger: Logger;
   db: Db;
   dialect: Dialect;

@@ -4,7 +4,14 @@
 // event that arrives twice or late is harmless. Implementations: cluster/local (one process) and,
 // in scale-out mode, one that also fans out to the other instances.
 
-export type ChangeTopic = 'api_key' | 'credential' | 'project' | 'routing_config' | 'budget';
+export type ChangeTopic =
+  | 'api_key'
+  | 'credential'
+  | 'project'
+  | 'routing_config'
+  | 'budget'
+  | 'webhook_endpoint'
+  | 'cache_entry';
 
 export interface ChangeEvent {
   topic: ChangeTopic;

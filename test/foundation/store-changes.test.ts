@@ -50,6 +50,10 @@ for (const d of await dialects()) {
           const b = await stores.budgets.get(ev.orgId, ev.id);
           return b ? (b.deletedAt ? 'deleted' : `name=${b.name}`) : 'missing';
         }
+        // Published by the features that own them (webhooks, the semantic cache), not by these stores.
+        case 'webhook_endpoint':
+        case 'cache_entry':
+          return 'not a store event';
       }
     }
 

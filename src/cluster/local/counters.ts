@@ -13,6 +13,8 @@ import type {
   Refusal,
   SettleRequest,
 } from '../../ports/counters.ts';
+import type { OnceClaims } from '../types.ts';
+import { LocalClaims } from './claims.ts';
 import { adjustTat, gcra } from './gcra.ts';
 
 interface RateCounter {
@@ -41,9 +43,10 @@ function tighter(a: RateState | undefined, b: RateState): RateState {
   return a === undefined || b.remaining < a.remaining ? b : a;
 }
 
-export class LocalCounters implements Counters {
+export class LocalCounters implements Counters, OnceClaims {
   readonly #rates = new Map<string, RateCounter>();
   readonly #budgets = new Map<string, BudgetCounter>();
+  readonly #claims = new LocalClaims();
   #admissions = 0;
 
   /** Synchronous, which is also what makes the local admission atomic. */
@@ -165,6 +168,10 @@ export class LocalCounters implements Counters {
     s.spentUsd = round(usd);
     this.#budgets.set(key, s);
     return Promise.resolve();
+  }
+
+  claimOnce(key: string, ttlMs: number): Promise<boolean> {
+    return this.#claims.claimOnce(key, ttlMs);
   }
 
   close(): Promise<void> {

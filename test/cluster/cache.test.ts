@@ -1,0 +1,73 @@
+// The semantic cache across instances: an answer written through A is served by B (the entry goes
+// through the store and the change bus), in B's own family, and a purge on B empties A too.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { type FakeUpstream, startFakeUpstream } from '../../tools/fake-upstream/server.ts';
+import { type Cluster, call, ok, startCluster, within } from './helpers.ts';
+
+describe('replicated semantic cache', () => {
+  let cluster: Cluster;
+  let fake: FakeUpstream;
+  let key: string;
+  let projectId: string;
+  before(async () => {
+    fake = await startFakeUpstream({ port: 0 });
+    cluster = await startCluster(2);
+    const a = cluster.nodes[0];
+    assert.equal(await a.addOpenAi(fake.url), 201);
+    const p = (await ok(a, 'POST', '/manage/v1/projects', {
+      name: 'cached',
+      settings: { semantic_cache: { enabled: true, similarity_threshold: 0.9 } },
+    })) as { id: string };
+    projectId = p.id;
+    key = ((await ok(a, 'POST', '/manage/v1/api-keys', { name: 'cached', project_id: p.id })) as { key: string }).key;
+  });
+  after(async () => {
+    await cluster?.close();
+    await fake?.close();
+  });
+
+  test('written through A, a hit on B (beta family, a punctuation variant)', async () => {
+    const [a, b] = cluster.nodes;
+    const first = await call(
+      a,
+      'POST',
+      '/alpha/v1/chat/completions',
+      { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'What is a switchyard?' }] },
+      key,
+    );
+    assert.equal(first.status, 200);
+    assert.equal(first.headers.get('x-svc-cache'), 'MISS');
+    const { value: hit } = await within(3000, 'a hit on B', async () => {
+      const r = await call(
+        b,
+        'POST',
+        '/beta/v1/messages',
+        {
+          model: 'openai/gpt-4o-mini',
+          max_tokens: 1024,
+          messages: [{ role: 'user', content: 'what is a switchyard' }],
+        },
+        key,
+      );
+      return r.headers.get('x-svc-cache') === 'HIT' ? r : undefined;
+    });
+    assert.equal(hit.json.type, 'message');
+    assert.ok(Number(hit.headers.get('x-svc-cache-similarity')) >= 0.9);
+  });
+
+  test('a purge on B empties A too', async () => {
+    const [a, b] = cluster.nodes;
+    await ok(b, 'DELETE', `/manage/v1/projects/${projectId}/cache`);
+    await within(1000, 'A misses after the purge', async () => {
+      const r = await call(
+        a,
+        'POST',
+        '/alpha/v1/chat/completions',
+        { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'What is a switchyard?' }] },
+        key,
+      );
+      return r.headers.get('x-svc-cache') === 'MISS' ? true : undefined;
+    });
+  });
+});

@@ -1,0 +1,71 @@
+// Limits across three instances sharing Redis: an rpm limit of 30 admits exactly 30 of 90 requests
+// sent round-robin in one burst, and a budget with room for 10 calls, hit by 60 concurrent calls
+// spread over the instances, admits what one instance alone would (the same overspend bound).
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { type FakeUpstream, startFakeUpstream } from '../../tools/fake-upstream/server.ts';
+import type { GatewayProcess } from '../helpers/gateway-process.ts';
+import { type Cluster, call, chat, ok, startCluster } from './helpers.ts';
+
+async function burst(nodes: GatewayProcess[], n: number, key: string, body: unknown): Promise<number[]> {
+  return Promise.all(
+    Array.from({ length: n }, (_, i) =>
+      call(nodes[i % nodes.length], 'POST', '/alpha/v1/chat/completions', body, key).then((r) => r.status),
+    ),
+  );
+}
+
+const count = (statuses: number[], s: number) => statuses.filter((x) => x === s).length;
+
+describe('exact limits across instances', () => {
+  let cluster: Cluster;
+  let fake: FakeUpstream;
+  before(async () => {
+    fake = await startFakeUpstream({ port: 0 });
+    cluster = await startCluster(3);
+    assert.equal(await cluster.nodes[0].addOpenAi(fake.url), 201);
+  });
+  after(async () => {
+    await cluster?.close();
+    await fake?.close();
+  });
+
+  test('rpm 30, 90 requests round-robin in one burst: exactly 30 admitted', async () => {
+    const k = (await ok(cluster.nodes[0], 'POST', '/manage/v1/api-keys', {
+      name: 'rpm 30',
+      rate_limits: { rpm: 30 },
+    })) as { key: string };
+    const statuses = await burst(cluster.nodes, 90, k.key, chat());
+    assert.equal(count(statuses, 200), 30, JSON.stringify(statuses));
+    assert.equal(count(statuses, 429), 60);
+  });
+
+  test('a budget with room for 10 calls, 60 concurrent over 3 instances: the single-instance bound', async () => {
+    const a = cluster.nodes[0];
+    // Each call reserves its estimate (input + max_tokens at list price) until it settles, so no
+    // more calls start than the budget has room for, and what they cost never passes the limit.
+    // Answers take 3 s, so that the whole burst is admitted or refused before any call settles
+    // (a settled call gives back most of its reservation, and later ones would fit again).
+    const body = { ...chat('openai/gpt-4o-mini-slow-3000', 'budgeted'), max_tokens: 1000 };
+    const run = async (name: string, nodes: GatewayProcess[]) => {
+      const p = (await ok(a, 'POST', '/manage/v1/projects', { name })) as { id: string };
+      const k = (await ok(a, 'POST', '/manage/v1/api-keys', { name, project_id: p.id })) as { key: string };
+      // About $0.00061 is reserved per call (input plus 1000 max_tokens at list price): room for 10.
+      const b = (await ok(a, 'POST', '/manage/v1/budgets', {
+        name,
+        scope: { type: 'project', id: p.id },
+        period: 'monthly',
+        limit_usd: 0.0062,
+      })) as { id: string };
+      const statuses = await burst(nodes, 60, k.key, body);
+      const status = (await ok(a, 'GET', `/manage/v1/budgets/${b.id}`)) as { status: { spent_usd: number } };
+      return { admitted: count(statuses, 200), refused: count(statuses, 402), spent: status.status.spent_usd };
+    };
+    const one = await run('budget-one', [a]);
+    const three = await run('budget-three', cluster.nodes);
+    assert.equal(one.admitted, 10, JSON.stringify(one));
+    assert.equal(three.admitted, one.admitted, JSON.stringify({ one, three }));
+    assert.equal(three.refused, 50);
+    assert.ok(three.spent <= 0.0062, `spent ${three.spent}`);
+  });
+});
