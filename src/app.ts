@@ -112,7 +112,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   const hooks = svc.hooks
     .onBeforeRoute(svc.limits.admit)
     .onBeforeAttempt(svc.cache.lookup)
-    .onAfterResponse(healthHook(svc.routing.health))
+    .onAfterResponse(healthHook(svc.routing.health, svc.shareHealth))
     .onAfterResponse(
       requestLogHook(
         svc.logs,

@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import type { DestinationStream, Logger } from 'pino';
 import { SemanticCache } from './cache/service.ts';
-import { createChangeBus, createCounters } from './cluster/index.ts';
+import { createChangeBus, createCounters, createFeed } from './cluster/index.ts';
 import type { Config } from './config.ts';
 import { loadMasterKey } from './crypto/master-key.ts';
 import { SecretBox } from './crypto/secretbox.ts';
@@ -19,7 +19,9 @@ import { LogRetention } from './logs/retention.ts';
 import { WorkerLogWriter } from './logs/worker-writer.ts';
 import { LogWriter, type RequestLogSink } from './logs/writer.ts';
 import type { ClusterStatus, KeyVerifier, Services } from './manage/services.ts';
+import { applyHealthSample } from './pipeline/health-hook.ts';
 import { PipelineHooks } from './pipeline/hooks.ts';
+import type { HealthSample } from './pipeline/types.ts';
 import { HealthTracker } from './routing/health.ts';
 import { compileStrategy, strategyName } from './routing/normalize.ts';
 import type { CompiledStrategy, StrategyName } from './routing/types.ts';
@@ -168,7 +170,6 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       { rowDays: config.logRetentionDays, bodyDays: config.logBodyRetentionDays },
       logger,
     );
-    retention.start();
     // Idle until a feature registers a handler.
     const jobs = new JobRunner(stores.jobs, {
       logger,
@@ -183,6 +184,10 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       reclaimLocalDeadHolders: handle.dialect === 'sqlite',
     });
     const health = new HealthTracker();
+    const healthFeed = createFeed<HealthSample>(config, 'health', { keyPrefix: config.redisPrefix });
+    healthFeed?.onItems((items) => {
+      for (const sample of items) applyHealthSample(health, sample);
+    });
     const webhooks = new Webhooks(
       {
         db: handle.db,
@@ -195,6 +200,10 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       { denyPrivate: config.webhookDenyPrivate, retrySchedule: parseRetrySchedule(config.webhookRetrySchedule) },
     );
     await webhooks.start(jobs);
+    // Sweeps are jobs with one run per period, so a cluster sweeps once, not once per instance.
+    await runEvery(jobs, 'logs.retention', 24 * 60 * 60_000, async () => {
+      await retention.sweep();
+    });
     // Finished jobs are history only: done ones a week, dead-lettered ones a month (to inspect).
     await runEvery(jobs, 'jobs.purge', 24 * 60 * 60_000, async () => {
       const now = Date.now();
@@ -204,13 +213,21 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
     });
     health.credentials.onTransition((id, coolingDown, until) => {
       const orgId = credentials.orgOf(id);
-      if (orgId !== undefined) webhooks.credentialHealthChanged(orgId, id, coolingDown, until);
+      if (orgId === undefined) return;
+      // Every instance sees the same shared samples and so the same transition: one of them says so.
+      void counters.claimOnce(`health:${id}:${coolingDown ? 'down' : 'up'}`, 5000).then(
+        (first) => {
+          if (first) webhooks.credentialHealthChanged(orgId, id, coolingDown, until);
+        },
+        (err: unknown) => logger.warn({ err }, 'could not claim a health transition'),
+      );
     });
 
     let closed: Promise<void> | undefined;
     return {
       config,
       cluster,
+      shareHealth: healthFeed === undefined ? undefined : (sample) => healthFeed.push(sample),
       logger,
       db: handle.db,
       dialect: handle.dialect,
@@ -242,6 +259,7 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
           await retention.stop();
           await logs.close();
           await counters.close();
+          await healthFeed?.close();
           await changes.close();
           await handle.close();
         })();

@@ -14,6 +14,7 @@ import { RedisChangeBus } from './redis/change-bus.ts';
 import { type ClusterLog, createRedisClient, type LinkState } from './redis/client.ts';
 import { RedisCounters } from './redis/counters.ts';
 import { FailoverCounters } from './redis/failover-counters.ts';
+import { RedisFeed } from './redis/feed.ts';
 import type { OnceClaims } from './types.ts';
 
 export type { LinkState } from './redis/client.ts';
@@ -68,4 +69,14 @@ export function createCounters(
     instanceId: opts.instanceId,
   });
   return new FailoverCounters({ redis, logger: opts.logger, onStateChange: opts.onStateChange });
+}
+
+/** Small observations every instance shares (health samples); undefined without Redis. */
+export function createFeed<T>(
+  config: Pick<Config, 'redisUrl'>,
+  name: string,
+  opts: Pick<ClusterOptions, 'keyPrefix'> = {},
+): RedisFeed<T> | undefined {
+  if (config.redisUrl === null) return undefined;
+  return new RedisFeed<T>({ url: config.redisUrl, keyPrefix: prefixOf(opts), name });
 }

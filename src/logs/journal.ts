@@ -18,6 +18,9 @@ const ROTATE_MS = 1000;
 const ROTATE_ROWS = 5000;
 
 const SEGMENT = /^journal-(\d+)-(\d+)-(\d+)\.ndjson$/;
+/** Segments the store refused (database unreachable) are offered again after this, doubling to a minute. */
+const RETRY_FIRST_MS = 1000;
+const RETRY_MAX_MS = 60_000;
 
 /** Instances of this process with an open journal (tests run several gateways in one process). */
 const OPEN_HERE = new Set<string>();
@@ -26,6 +29,12 @@ let instances = 0;
 interface Segment {
   path: string;
   rows: number;
+  /**
+   * The store's count of given-up rows when this segment got its first row: the writer flushes on
+   * its own timer too, so a failure may come before this segment is handed over, and must still
+   * keep it.
+   */
+  failedBefore: number;
 }
 
 /**
@@ -79,6 +88,10 @@ export class JournaledSink implements RequestLogSink {
   #closed: Segment[] = [];
   #rotating: Promise<void> = Promise.resolve();
   readonly #timer: NodeJS.Timeout;
+  /** Segments whose rows the store gave up on: replayed while this process runs, until they go in. */
+  #unsent: string[] = [];
+  #retryTimer: NodeJS.Timeout | undefined;
+  #retryMs = RETRY_FIRST_MS;
 
   private constructor(dir: string, inner: RequestLogSink, logger: Logger) {
     this.#dir = dir;
@@ -123,7 +136,7 @@ export class JournaledSink implements RequestLogSink {
     // of the kill -9 test). One small append per call costs the same as the batch did, since calls
     // under load rarely share a task.
     writeSync(this.#fd, `${JSON.stringify(row)}\n`);
-    this.#current.rows++;
+    if (this.#current.rows++ === 0) this.#current.failedBefore = this.#inner.failed;
     this.#inner.enqueue(row);
     if (this.#current.rows >= ROTATE_ROWS) void this.#rotate();
   }
@@ -142,6 +155,7 @@ export class JournaledSink implements RequestLogSink {
 
   async close(): Promise<void> {
     clearInterval(this.#timer);
+    if (this.#retryTimer !== undefined) clearTimeout(this.#retryTimer);
     await this.#rotate();
     await this.#inner.close();
     closeSync(this.#fd);
@@ -154,7 +168,7 @@ export class JournaledSink implements RequestLogSink {
       this.#dir,
       `journal-${process.pid}-${this.#instance}-${String(this.#seq++).padStart(6, '0')}.ndjson`,
     );
-    return [openSync(path, 'a', 0o600), { path, rows: 0 }];
+    return [openSync(path, 'a', 0o600), { path, rows: 0, failedBefore: this.#inner.failed }];
   }
 
   /** Starts a new segment and deletes the closed ones once the store has committed their rows. */
@@ -168,11 +182,16 @@ export class JournaledSink implements RequestLogSink {
     // Chained: a later flush must not delete segments before an earlier one has been committed.
     this.#rotating = this.#rotating.then(async () => {
       if (done.length === 0) return this.#inner.flush();
-      const failedBefore = this.#inner.failed;
+      const failedBefore = Math.min(...done.map((d) => d.failedBefore));
       await this.#inner.flush();
       this.#closed = this.#closed.filter((s) => !done.includes(s));
-      // A batch the store gave up on keeps its segments on disk: the next start replays them.
-      if (this.#inner.failed !== failedBefore) return;
+      // A batch the store gave up on keeps its segments on disk: they are offered again shortly
+      // (the database may be back by then), and the next start replays whatever is still there.
+      if (this.#inner.failed !== failedBefore) {
+        this.#unsent.push(...done.map((d) => d.path));
+        this.#scheduleRetry();
+        return;
+      }
       for (const s of done) {
         try {
           unlinkSync(s.path);
@@ -182,5 +201,39 @@ export class JournaledSink implements RequestLogSink {
       }
     });
     return this.#rotating;
+  }
+
+  #scheduleRetry(): void {
+    if (this.#retryTimer !== undefined) return;
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = undefined;
+      this.#rotating = this.#rotating.then(() => this.#retry());
+    }, this.#retryMs);
+    this.#retryTimer.unref();
+  }
+
+  /** Offers the refused segments' rows again (inserts skip ids already stored); deletes them once in. */
+  async #retry(): Promise<void> {
+    const paths = this.#unsent;
+    this.#unsent = [];
+    if (paths.length === 0) return;
+    for (const path of paths) for (const row of readRows(path, this.#logger)) this.#inner.enqueue(row);
+    const failedBefore = this.#inner.failed;
+    await this.#inner.flush();
+    if (this.#inner.failed !== failedBefore) {
+      this.#unsent.push(...paths);
+      this.#retryMs = Math.min(this.#retryMs * 2, RETRY_MAX_MS);
+      this.#scheduleRetry();
+      return;
+    }
+    this.#retryMs = RETRY_FIRST_MS;
+    this.#logger.info({ segments: paths.length }, 'request-log rows held in the journal are now stored');
+    for (const path of paths) {
+      try {
+        unlinkSync(path);
+      } catch (err) {
+        this.#logger.warn({ err, path }, 'could not delete a committed request-log journal segment');
+      }
+    }
   }
 }

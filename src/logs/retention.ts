@@ -1,5 +1,5 @@
 // Log retention: rows older than SWITCHYARD_LOG_RETENTION_DAYS are deleted and bodies older than
-// SWITCHYARD_LOG_BODY_RETENTION_DAYS are emptied, at start and then daily. Work is done in batches
+// SWITCHYARD_LOG_BODY_RETENTION_DAYS are emptied, daily (a `logs.retention` job: once per cluster). Work is done in batches
 // of BATCH rows with a pause between them, so the log writer (one writer at a time on SQLite) is
 // never held up for more than one small statement. Rollups are separate tables and stay.
 import type { Logger } from 'pino';
@@ -18,7 +18,6 @@ export class LogRetention {
   readonly #store: RequestLogStore;
   readonly #policy: RetentionPolicy;
   readonly #logger: Logger;
-  #timer: NodeJS.Timeout | undefined;
   #running: Promise<{ rows: number; bodies: number }> | undefined;
   #stopped = false;
 
@@ -26,13 +25,6 @@ export class LogRetention {
     this.#store = store;
     this.#policy = policy;
     this.#logger = logger;
-  }
-
-  /** Sweeps now (in the background) and then every day. */
-  start(): void {
-    void this.sweep();
-    this.#timer = setInterval(() => void this.sweep(), DAY_MS);
-    this.#timer.unref();
   }
 
   /** One full sweep; a sweep already running is joined, not doubled. */
@@ -45,7 +37,6 @@ export class LogRetention {
 
   async stop(): Promise<void> {
     this.#stopped = true;
-    if (this.#timer) clearInterval(this.#timer);
     await this.#running?.catch(() => {});
   }
 

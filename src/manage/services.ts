@@ -13,6 +13,7 @@ import type { RoutingConfigMirror } from '../live/routing-configs.ts';
 import type { LogRetention } from '../logs/retention.ts';
 import type { RequestLogSink } from '../logs/writer.ts';
 import type { PipelineHooks } from '../pipeline/hooks.ts';
+import type { HealthSample } from '../pipeline/types.ts';
 import type { ChangeBus } from '../ports/change-bus.ts';
 import type { Credential, VendorId } from '../providers/types.ts';
 import type { HealthTracker } from '../routing/health.ts';
@@ -49,6 +50,8 @@ export interface ClusterStatus {
 export interface Services {
   config: Config;
   cluster: ClusterStatus;
+  /** Scale-out mode: hands this instance's health samples to the others (theirs arrive by themselves). */
+  shareHealth: ((s: HealthSample) => void) | undefined;
   logger: Logger;
   db: Db;
   dialect: Dialect;

@@ -50,7 +50,18 @@ async function openPostgres(url: string, schema: string | null): Promise<OpenedD
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
+    // With PostgreSQL gone a query fails after this instead of waiting for a connection forever.
+    connectionTimeoutMillis: 5000,
     ...(schema !== null ? { options: `-c search_path=${quoteIdent(schema)}` } : {}),
+  });
+  // An idle connection that breaks (PostgreSQL restarted or unreachable) is reported here; without a
+  // listener that would end the process. The pool drops it, and the next query that needs the
+  // database fails and is retried by its owner (log writer, mirrors' poll, jobs).
+  pool.on('error', () => {});
+  // The same for a connection that breaks while it is checked out between two statements (a
+  // transaction, a job claim): its next statement fails, and the pool drops it on release.
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
   });
   const db = new Kysely<Database>({ dialect: new CurrentSchemaPostgresDialect({ pool }) });
   const where = new URL(url);

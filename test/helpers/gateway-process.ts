@@ -64,12 +64,13 @@ async function startOnce(
       SWITCHYARD_LOG_LEVEL: 'error',
       ...env,
     },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', process.env.SWITCHYARD_TEST_GATEWAY_STDERR ? 'inherit' : 'ignore', 'pipe'],
   });
   // The last of what it wrote to stderr, to say why a start failed.
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString('utf8')).slice(-2000);
+    if (process.env.SWITCHYARD_TEST_GATEWAY_STDERR) process.stderr.write(chunk);
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   for (let i = 0; i < 600; i++) {
