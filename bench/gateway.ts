@@ -20,6 +20,10 @@ export interface GatewayOptions {
   cpuProfDir?: string;
   /** Another checkout to run instead of this one (`npm run bench:compare`); its dist/ must be built. */
   root?: string;
+  /** More SWITCHYARD_* settings (bench/scale.ts: PostgreSQL, Redis, workers). */
+  env?: Record<string, string>;
+  /** Skip adding the fake's providers (a second instance on a database that already has them). */
+  noProviders?: boolean;
 }
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -40,6 +44,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       SWITCHYARD_DATA_DIR: dataDir,
       SWITCHYARD_ADMIN_KEY: ADMIN_KEY,
       SWITCHYARD_LOG_LEVEL: 'warn',
+      ...opts.env,
     },
   );
   const url = `http://127.0.0.1:${port}`;
@@ -49,8 +54,10 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   };
   try {
     await waitForHttp(`${url}/manage/v1/providers`, proc, 90_000, auth());
-    await addProvider(url, 'openai', `${opts.fakeUrl}/openai/v1`);
-    await addProvider(url, 'anthropic', `${opts.fakeUrl}/anthropic`);
+    if (!opts.noProviders) {
+      await addProvider(url, 'openai', `${opts.fakeUrl}/openai/v1`);
+      await addProvider(url, 'anthropic', `${opts.fakeUrl}/anthropic`);
+    }
   } catch (err) {
     await stop();
     throw err;

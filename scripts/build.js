@@ -47,3 +47,13 @@ for (const rel of assets) {
 // Written last: its presence means the build completed.
 writeFileSync(join(root, STAMP), `${JSON.stringify({ startedAt, inputs })}\n`);
 process.stdout.write(`built ${DIST}/ (${assets.length} asset files copied)\n`);
+
+// The dashboard (ui/ -> ui/build, served at /ui) is bundled last; without its devDependencies
+// (preact, htm, uplot, esbuild) it is skipped with a message and /ui answers 503.
+const { buildUi } = await import('./build-ui.js');
+try {
+  await buildUi();
+} catch (err) {
+  process.stderr.write(`switchyard ui build failed: ${err instanceof Error ? err.message : err}\n`);
+  process.exit(1);
+}

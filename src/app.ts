@@ -20,6 +20,7 @@ import { InFlight, proxyRoutes } from './http/proxy-routes.ts';
 import { registerOperationRoutes } from './http/rest.ts';
 import { rootAlias, rootDocument } from './http/root-alias.ts';
 import { onClientError, onFrameworkError } from './http/transport-errors.ts';
+import { uiRoutes } from './http/ui-routes.ts';
 import { requestLogHook } from './logs/request-log-hook.ts';
 import { liveStateOf } from './manage/live-state.ts';
 import { OPERATIONS } from './manage/operations.ts';
@@ -94,9 +95,12 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
       ...(workerId === null ? {} : { worker: workerId }),
     };
   });
-  app.get('/', async (request) => {
+  app.get('/', async (request, reply) => {
+    const hasUi = app.hasRoute({ method: 'GET', url: '/ui/' });
+    // A browser gets the dashboard; an API client the JSON that says where everything is.
+    if (hasUi && (request.headers.accept ?? '').includes('text/html')) return reply.redirect('/ui/');
     const host = request.headers.host ?? `127.0.0.1:${config.port}`;
-    return rootDocument(`${request.protocol}://${host}`, app.hasRoute({ method: 'GET', url: '/ui/' }));
+    return rootDocument(`${request.protocol}://${host}`, hasUi);
   });
   // Built on the first request, not at start: the document and the yaml library cost more memory
   // than most gateways will ever spend on serving it.
@@ -168,6 +172,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   await app.register(proxyRoutes(pipeline, inFlight));
   await app.register(filesRoutes(pipeline, inFlight));
   await app.register(batchRoutes(pipeline, createBatches(svc, pipeline)));
+  await app.register(uiRoutes());
   const responses = new Responses({
     pipeline,
     store: svc.stores.responses,

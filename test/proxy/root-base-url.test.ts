@@ -93,5 +93,9 @@ describe('root base URL', () => {
     assert.equal(doc.base_urls.openai_sdk, `${env.gw.url}/v1`);
     assert.equal(doc.base_urls.anthropic_sdk, env.gw.url);
     assert.equal(doc.docs.openapi, `${env.gw.url}/openapi.yaml`);
+    assert.equal(doc.docs.dashboard, `${env.gw.url}/ui/`);
+    const browser = await fetch(`${env.gw.url}/`, { headers: { accept: 'text/html,*/*' }, redirect: 'manual' });
+    assert.equal(browser.status, 302);
+    assert.equal(browser.headers.get('location'), '/ui/');
   });
 });

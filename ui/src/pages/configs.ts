@@ -1,0 +1,122 @@
+// Routing configs: the live configs (current versions) and how their decisions went.
+import { html } from 'htm/preact';
+import { useState } from 'preact/hooks';
+import { Empty, ErrorBox, Loading, Pager, Section, Time, Updating } from '../components/common.ts';
+import { int, pct } from '../format.ts';
+import { useApi } from '../hooks.ts';
+import type { PageProps } from '../page.ts';
+import { projectName, useProjects } from '../projects.ts';
+import type { DecisionSummary, Page, RoutingConfig } from '../types.ts';
+
+function top(map: Record<string, number>, n = 3): string {
+  const entries = Object.entries(map).sort((a, b) => b[1] - a[1]);
+  if (entries.length === 0) return '—';
+  return entries
+    .slice(0, n)
+    .map(([k, v]) => `${k} (${int(v)})`)
+    .join(', ');
+}
+
+function Decisions() {
+  const decisions = useApi<{ data: DecisionSummary[]; sampled_requests: number }>('/analytics/decisions');
+  if (decisions.error) return html`<${ErrorBox} error=${decisions.error} title="The decisions summary failed" />`;
+  if (!decisions.data) return html`<${Loading} what="decisions" />`;
+  const rows = decisions.data.data;
+  if (rows.length === 0)
+    return html`<${Empty} title="No calls through a routing config yet.">
+      <p>Send a request with <code>"model": "@&lt;slug&gt;"</code>; each config's attempts, fallbacks and reasons add up here.</p>
+    <//>`;
+  return html`<p class="hint">From ${int(decisions.data.sampled_requests)} sampled requests.</p>
+    <div class="table-wrap">
+      <table data-testid="decisions-table">
+        <thead>
+          <tr>
+            <th scope="col">Config</th>
+            <th scope="col">Policy</th>
+            <th scope="col" class="num">Requests</th>
+            <th scope="col" class="num">Errors</th>
+            <th scope="col" class="num">Attempts / request</th>
+            <th scope="col" class="num">Fallback rate</th>
+            <th scope="col">Served by</th>
+            <th scope="col">Rules / variants</th>
+            <th scope="col">Skip and failure reasons</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${rows.map(
+            (d) => html`<tr>
+              <td><a href=${`/ui/logs?model=${encodeURIComponent(`@${d.slug}`)}`}>@${d.slug}</a> <small>v${d.versions.join(', v')}</small></td>
+              <td>${d.policy}</td>
+              <td class="num">${int(d.requests)}</td>
+              <td class="num">${int(d.errors)}</td>
+              <td class="num">${d.avg_attempts.toFixed(2)}</td>
+              <td class="num">${pct(d.fallback_rate)}</td>
+              <td>${top(d.served_by)}</td>
+              <td>${top({ ...d.matched_rules, ...d.variants })}</td>
+              <td>${top(d.reasons)}</td>
+            </tr>`,
+          )}
+        </tbody>
+      </table>
+    </div>`;
+}
+
+export function ConfigsPage({ session }: PageProps) {
+  const projects = useProjects(session.scope === 'org');
+  const [cursors, setCursors] = useState<string[]>([]);
+  const cursor = cursors[cursors.length - 1];
+  const list = useApi<Page<RoutingConfig>>('/routing-configs', { limit: 50, cursor });
+  return html`<h1 tabindex="-1">Routing configs</h1>
+    <p class="toolbar"><a class="button primary" href="/ui/configs/new">New routing config</a></p>
+    <${Section} title="Configs" id="configs">
+      <${Updating} when=${list.loading && list.data !== undefined} />
+      <${ErrorBox} error=${list.error} title="Routing configs failed to load" />
+      ${list.loading && !list.data ? html`<${Loading} what="configs" />` : null}
+      ${
+        list.data && list.data.data.length === 0
+          ? html`<${Empty} title="No routing configs yet.">
+              <p><a href="/ui/configs/new">Create one</a> from a template (fallback, cost-optimized, A/B test, …), then call it with <code>"model": "@slug"</code>.</p>
+            <//>`
+          : null
+      }
+      ${
+        list.data && list.data.data.length > 0
+          ? html`<div class="table-wrap">
+              <table data-testid="configs-table">
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">Call as</th>
+                    <th scope="col">Strategy</th>
+                    <th scope="col" class="num">Version</th>
+                    <th scope="col">Project</th>
+                    <th scope="col">Updated</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${list.data.data.map(
+                    (c) => html`<tr>
+                      <td><a href=${`/ui/configs/${encodeURIComponent(c.id)}`}>${c.name}</a></td>
+                      <td class="mono">${c.model}</td>
+                      <td>${c.strategy}</td>
+                      <td class="num">${c.version}</td>
+                      <td>${c.project_id ? projectName(projects, c.project_id) : 'all projects'}</td>
+                      <td><${Time} iso=${c.updated_at} /></td>
+                    </tr>`,
+                  )}
+                </tbody>
+              </table>
+            </div>
+            <${Pager}
+              hasMore=${list.data.has_more}
+              atFirst=${cursors.length === 0}
+              canPrev=${cursors.length > 0}
+              onFirst=${() => setCursors([])}
+              onPrev=${() => setCursors(cursors.slice(0, -1))}
+              onNext=${() => list.data?.next_cursor && setCursors([...cursors, list.data.next_cursor])}
+            />`
+          : null
+      }
+    <//>
+    <${Section} title="Decisions summary" id="decisions"><${Decisions} /><//>`;
+}

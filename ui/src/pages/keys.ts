@@ -1,0 +1,150 @@
+// API keys: create (org-wide or for one project, with optional rate limits; the plaintext is shown
+// once), list (never the plaintext) and revoke.
+import { html } from 'htm/preact';
+import { useState } from 'preact/hooks';
+import { del, enc, post } from '../api.ts';
+import {
+  Badge,
+  ConfirmButton,
+  Empty,
+  ErrorBox,
+  Loading,
+  OnceSecret,
+  Pager,
+  Section,
+  Time,
+  Updating,
+} from '../components/common.ts';
+import { useAction, useApi } from '../hooks.ts';
+import type { PageProps } from '../page.ts';
+import { projectName, useProjects } from '../projects.ts';
+import { setQuery } from '../router.ts';
+import type { ApiKey, Page } from '../types.ts';
+
+function rateLimits(d: FormData): Record<string, number> | undefined {
+  const out: Record<string, number> = {};
+  for (const k of ['rpm', 'tpm', 'concurrency']) {
+    const v = String(d.get(k) ?? '').trim();
+    if (v) out[k] = Number(v);
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+export function KeysPage({ loc }: PageProps) {
+  const projects = useProjects(true);
+  const projectFilter = loc.query.get('project_id') ?? '';
+  const [includeRevoked, setIncludeRevoked] = useState(false);
+  const [cursors, setCursors] = useState<string[]>([]);
+  const list = useApi<Page<ApiKey>>('/api-keys', {
+    limit: 50,
+    cursor: cursors[cursors.length - 1],
+    project_id: projectFilter || undefined,
+    include_revoked: includeRevoked || undefined,
+  });
+  const create = useAction((body: Record<string, unknown>) => post<ApiKey>('/api-keys', body));
+  const revoke = useAction((id: string) => del<ApiKey>(`/api-keys/${enc(id)}`));
+  const [secret, setSecret] = useState<ApiKey | null>(null);
+  const [scope, setScope] = useState(projectFilter);
+
+  return html`<h1 tabindex="-1">API keys</h1>
+    <${Section} title="Create a key" id="create-key">
+      <form
+        class="form-grid"
+        aria-label="Create an API key"
+        onSubmit=${async (e: Event) => {
+          e.preventDefault();
+          const form = e.currentTarget as HTMLFormElement;
+          const d = new FormData(form);
+          const body: Record<string, unknown> = { name: String(d.get('name') ?? '').trim() || undefined };
+          const project = String(d.get('project_id') ?? '');
+          if (project) body.project_id = project;
+          const limits = rateLimits(d);
+          if (limits) body.rate_limits = limits;
+          const created = await create.run(body);
+          if (created) {
+            form.reset();
+            setSecret(created);
+            list.reload();
+          }
+        }}
+      >
+        <label>Name <input name="name" placeholder="ci" /></label>
+        <label>Scope
+          <select name="project_id" value=${scope} onChange=${(e: Event) => setScope((e.target as HTMLSelectElement).value)}>
+            <option value="">Org-wide (management API and every project)</option>
+            ${projects.filter((p) => !p.deleted_at).map((p) => html`<option value=${p.id}>Project: ${p.name}</option>`)}
+          </select>
+        </label>
+        <label>Requests / minute <input name="rpm" type="number" min="1" placeholder="no limit" /></label>
+        <label>Tokens / minute <input name="tpm" type="number" min="1" placeholder="no limit" /></label>
+        <label>Concurrent calls <input name="concurrency" type="number" min="1" placeholder="no limit" /></label>
+        <div class="form-actions"><button type="submit" class="primary" disabled=${create.pending}>Create key</button></div>
+        <${ErrorBox} error=${create.error} title="The key was not created" />
+      </form>
+      ${secret?.key ? html`<${OnceSecret} title=${`API key "${secret.name}":`} value=${secret.key} onDone=${() => setSecret(null)} />` : null}
+    <//>
+    <${Section}
+      title="Keys"
+      id="keys"
+      actions=${html`
+        <label class="inline">Project
+          <select value=${projectFilter} onChange=${(e: Event) => {
+            setCursors([]);
+            setQuery({ project_id: (e.target as HTMLSelectElement).value || undefined });
+          }}>
+            <option value="">All</option>
+            ${projects.map((p) => html`<option value=${p.id}>${p.name}</option>`)}
+          </select>
+        </label>
+        <label class="inline"><input type="checkbox" checked=${includeRevoked} onChange=${(e: Event) => setIncludeRevoked((e.target as HTMLInputElement).checked)} /> Show revoked</label>`}
+    >
+      <${Updating} when=${list.loading && list.data !== undefined} />
+      <${ErrorBox} error=${list.error} title="Keys failed to load" />
+      <${ErrorBox} error=${revoke.error} title="Revoke failed" />
+      ${list.loading && !list.data ? html`<${Loading} what="keys" />` : null}
+      ${list.data && list.data.data.length === 0 ? html`<${Empty} title="No keys here."><p>Create one above; its plaintext is shown once.</p><//>` : null}
+      ${
+        list.data && list.data.data.length > 0
+          ? html`<div class="table-wrap">
+              <table data-testid="keys-table">
+                <thead>
+                  <tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Scope</th><th scope="col">Rate limits</th><th scope="col">Created</th><th scope="col">Status</th></tr>
+                </thead>
+                <tbody>
+                  ${list.data.data.map(
+                    (k) => html`<tr>
+                      <td>${k.name}</td>
+                      <td class="mono">${k.prefix}…</td>
+                      <td>${k.project_id ? projectName(projects, k.project_id) : 'org-wide'}</td>
+                      <td>${
+                        k.rate_limits
+                          ? Object.entries(k.rate_limits)
+                              .map(([n, v]) => `${n} ${v}`)
+                              .join(', ')
+                          : '—'
+                      }</td>
+                      <td><${Time} iso=${k.created_at} /></td>
+                      <td>
+                        ${
+                          k.revoked_at
+                            ? html`<${Badge} tone="bad">revoked<//> <${Time} iso=${k.revoked_at} />`
+                            : html`<${ConfirmButton} label="Revoke" confirm=${`Revoke ${k.name}? It stops working within a second.`} onConfirm=${async () => (await revoke.run(k.id)) && list.reload()} />`
+                        }
+                      </td>
+                    </tr>`,
+                  )}
+                </tbody>
+              </table>
+            </div>
+            <${Pager}
+              hasMore=${list.data.has_more}
+              atFirst=${cursors.length === 0}
+              canPrev=${cursors.length > 0}
+              onFirst=${() => setCursors([])}
+              onPrev=${() => setCursors(cursors.slice(0, -1))}
+              onNext=${() => list.data?.next_cursor && setCursors([...cursors, list.data.next_cursor])}
+            />`
+          : null
+      }
+    <//>`;
+}
