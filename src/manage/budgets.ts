@@ -293,6 +293,8 @@ const createBudget = defineOperation({
       action: body.action ?? 'block',
       models: checkedModels(body.models ?? null),
     });
+    // Rows of calls just made may still be queued: written first, so the rebuilt spend counts them.
+    await svc.logs.flush();
     await svc.limits.rebuild(b);
     return budgetView(svc, b);
   },
@@ -328,6 +330,8 @@ const updateBudget = defineOperation({
       models: body.models === undefined ? undefined : checkedModels(body.models),
     });
     if (!b) throw notFound('budget', params.budget_id);
+    // Rows of calls just made may still be queued: written first, so the rebuilt spend counts them.
+    await svc.logs.flush();
     await svc.limits.rebuild(b);
     return budgetView(svc, b);
   },

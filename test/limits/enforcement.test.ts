@@ -74,6 +74,14 @@ describe('budgets', () => {
     assert.equal((beta.error as { error: { type: string } }).error.type, 'permission_error');
   });
 
+  test('a budget created right after calls counts their spend (their log rows are written first)', async () => {
+    const p = await project('spent-before');
+    for (let i = 0; i < 3; i++) assert.equal((await chat(p.key, {})).status, 200);
+    const b = await budget({ name: 'late', scope: { type: 'project', id: p.id }, period: 'daily', limit_usd: 100 });
+    const spent = (b.status as { spent_usd: number }).spent_usd;
+    assert.ok(spent > 0, `spent ${spent}`);
+  });
+
   test('64 concurrent calls against room for 10: exactly 10 admitted, no overspend', async () => {
     const p = await project('crowd');
     // Slow enough that all 64 are in flight before the first one ends, even on a loaded machine.
