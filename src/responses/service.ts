@@ -7,7 +7,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { alphaCodec } from '../families/alpha/codec.ts';
-import type { Job, JobQueue } from '../jobs/types.ts';
+import type { JobQueue } from '../jobs/types.ts';
 import type { Principal } from '../live/principals.ts';
 import type { ChatTarget } from '../pipeline/call.ts';
 import type { PipelineDeps } from '../pipeline/deps.ts';
@@ -21,16 +21,18 @@ import {
   runRawCall,
 } from '../pipeline/raw-call.ts';
 import type { ProxyInput } from '../pipeline/types.ts';
-import { computeCost, formatCostHeader } from '../providers/catalog/cost.ts';
-import { mapResponsesUsage } from '../providers/openai-compatible/map-usage.ts';
-import { type RawAnswer, sendRaw } from '../providers/openai-compatible/raw-api.ts';
+import { formatCostHeader } from '../providers/catalog/cost.ts';
+import { sendRaw } from '../providers/openai-compatible/raw-api.ts';
 import type { VendorId } from '../providers/types.ts';
 import type { ResponseRecord, ResponseStore } from '../store/responses.ts';
 import { isRecord } from '../util/json.ts';
+import { BackgroundCompletion } from './background.ts';
+import { completedEvents, contentType, cost, header, notFound, parse, targetOf } from './objects.ts';
 import { ResponseStreamTap, type ResponseSummary, summarize, TERMINAL_STATUSES } from './stream-tap.ts';
 
+export { POLL_JOB } from './background.ts';
+
 export const RESPONSES_VENDORS: readonly VendorId[] = ['openai', 'azure-openai'];
-export const POLL_JOB = 'responses.poll';
 
 export interface ResponsesDeps {
   pipeline: PipelineDeps;
@@ -50,54 +52,18 @@ export interface ResponsesCaller {
   rawBody?: string;
 }
 
-/** A background response is polled for this long; then its create call is logged as it last stood. */
-const GIVE_UP_MS = 24 * 60 * 60_000;
-const MAX_POLL_MS = 30_000;
-
-function notFound(id: string): GatewayError {
-  return new GatewayError('not_found', {
-    message: `Response with id '${id.slice(0, 100)}' not found.`,
-    param: 'response_id',
-    alphaType: 'invalid_request_error',
-  });
-}
-
-function header(headers: IncomingHttpHeaders, name: string): string | undefined {
-  const v = headers[name];
-  const s = (Array.isArray(v) ? v[0] : v)?.trim();
-  return s === undefined || s === '' ? undefined : s;
-}
-
-function contentType(answer: RawAnswer): string {
-  const ct = answer.headers['content-type'];
-  return (Array.isArray(ct) ? ct[0] : ct) ?? 'application/json';
-}
-
-function parse(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-function cost(vendor: VendorId, model: string, s: ResponseSummary | undefined) {
-  const usage = mapResponsesUsage(s?.usage) ?? { input: 0, output: 0 };
-  return { usage, costUsd: computeCost(vendor, model, usage).costUsd };
-}
-
-/** A create call waiting for its background response to finish, on the instance that took it. */
-interface Pending {
-  served: RawServed;
-  timer: NodeJS.Timeout;
-}
-
 export class Responses {
   readonly #d: ResponsesDeps;
-  readonly #pending = new Map<string, Pending>();
+  readonly #bg: BackgroundCompletion;
 
   constructor(deps: ResponsesDeps) {
     this.#d = deps;
+    this.#bg = new BackgroundCompletion(deps);
+  }
+
+  /** The `responses.poll` job handler (registered by the app on its job runner). */
+  get poll(): BackgroundCompletion['poll'] {
+    return this.#bg.poll;
   }
 
   #input(c: ResponsesCaller, body: unknown): ProxyInput {
@@ -160,7 +126,7 @@ export class Responses {
       body: text,
       done: () => {
         if (terminal || s === undefined) finishRaw(this.#d.pipeline, served.call, parts);
-        else this.#hold(s.id, served);
+        else this.#bg.hold(s.id, served);
       },
     };
   }
@@ -193,27 +159,20 @@ export class Responses {
               last.id,
               last.status,
               Date.now(),
-              this.#events(c.principal.orgId, last, background, served.call.modelRequested),
+              completedEvents(c.principal.orgId, last, background, served.call.modelRequested),
             )
             .catch(this.#d.onError);
           finishRaw(this.#d.pipeline, served.call, parts);
         } else if (background && tap.first !== undefined) {
           // The stream ended before the response did: the poll job logs it once it is complete.
-          this.#hold(tap.first.id, served);
-          void this.#schedulePoll(c.principal.orgId, tap.first.id, 0).catch(this.#d.onError);
+          this.#bg.hold(tap.first.id, served);
+          void this.#bg.schedulePoll(c.principal.orgId, tap.first.id, 0).catch(this.#d.onError);
         } else {
           if (!finished) parts.error = { message: 'client disconnected before the response was complete' };
           finishRaw(this.#d.pipeline, served.call, parts);
         }
       },
     };
-  }
-
-  #events(orgId: string, s: ResponseSummary, background: boolean, modelRequested: string) {
-    if (!background) return [];
-    return [
-      { orgId, type: 'response.completed' as const, data: { id: s.id, model: modelRequested, status: s.status } },
-    ];
   }
 
   /** Records who owns the response; a background one that is still running also gets its poll job. */
@@ -245,108 +204,7 @@ export class Responses {
     };
     await this.#d.store.insert(record);
     if (background && !recorded && !TERMINAL_STATUSES.has(s.status) && !byok)
-      await this.#schedulePoll(record.orgId, s.id, 0);
-  }
-
-  #hold(id: string, served: RawServed): void {
-    // Given up with the poll; the timer never keeps the process alive.
-    const timer = setTimeout(() => this.#release(id), GIVE_UP_MS);
-    timer.unref();
-    this.#pending.set(id, { served, timer });
-  }
-
-  #release(id: string): Pending | undefined {
-    const p = this.#pending.get(id);
-    if (p === undefined) return undefined;
-    clearTimeout(p.timer);
-    this.#pending.delete(id);
-    return p;
-  }
-
-  #schedulePoll(orgId: string, id: string, n: number): Promise<string> {
-    const delay = Math.min(this.#d.pollMs * 2 ** n, MAX_POLL_MS);
-    return this.#d.jobs.enqueue({
-      kind: POLL_JOB,
-      payload: { org_id: orgId, id, n },
-      runAt: Date.now() + delay,
-      idempotencyKey: `${orgId}:${id}:${n}`,
-    });
-  }
-
-  /** The `responses.poll` job: logs the create call once the response is complete, or polls again. */
-  readonly poll = async (job: Job): Promise<void> => {
-    const p = job.payload;
-    if (!isRecord(p) || typeof p.org_id !== 'string' || typeof p.id !== 'string') return;
-    const n = typeof p.n === 'number' ? p.n : 0;
-    const row = await this.#d.store.get(p.org_id, p.id);
-    if (row === undefined || row.recordedAt !== null) return;
-    let target: ChatTarget;
-    try {
-      target = this.#target(row, {});
-    } catch {
-      return; // the credential is gone: nothing can read it any more
-    }
-    const answer = await sendRaw({
-      vendor: target.vendor as 'openai' | 'azure-openai',
-      credential: target.credential,
-      method: 'GET',
-      path: `/responses/${encodeURIComponent(row.id)}`,
-    });
-    const text = await answer.body.text();
-    const s = answer.status === 200 ? summarize(parse(text)) : undefined;
-    const expired = Date.now() - row.createdAt > GIVE_UP_MS;
-    if (s !== undefined && TERMINAL_STATUSES.has(s.status)) return this.#complete(row, s);
-    if (answer.status === 404 || expired)
-      return this.#complete(row, { id: row.id, status: s?.status ?? 'unknown', usage: undefined, model: undefined });
-    await this.#schedulePoll(row.orgId, row.id, n + 1);
-  };
-
-  /** Logs a background create call with the finished response's cost, once across instances. */
-  async #complete(row: ResponseRecord, s: ResponseSummary): Promise<void> {
-    const events = this.#events(row.orgId, s, true, row.modelRequested);
-    if (!(await this.#d.store.markRecorded(row.orgId, row.id, s.status, Date.now(), events))) return;
-    const vendor = row.vendor as VendorId;
-    const { usage, costUsd } = cost(vendor, row.model, s);
-    const held = this.#release(row.id);
-    if (held !== undefined) {
-      const { parts, call } = held.served;
-      Object.assign(parts, { usage, costUsd, responseBody: { id: s.id, status: s.status, usage: s.usage ?? null } });
-      finishRaw(this.#d.pipeline, call, parts);
-      return;
-    }
-    // Taken over from an instance that stopped: the row is rebuilt from the record.
-    const principal: Principal = { orgId: row.orgId, projectId: row.projectId, keyId: row.keyId, rateLimits: null };
-    const call = endpointCall('response_create', principal, row.requestId, {});
-    call.createdAt = row.createdAt;
-    recordEndpointCall(this.#d.pipeline, call, {
-      status: 200,
-      modelRequested: row.modelRequested,
-      modelUsed: row.model,
-      provider: row.vendor,
-      credentialId: row.credentialId,
-      usage,
-      costUsd,
-      responseBody: { id: s.id, status: s.status, usage: (s.usage ?? null) as null },
-    });
-  }
-
-  /** The target a stored response lives on: its credential, with the caller's key when it was BYOK. */
-  #target(row: ResponseRecord, headers: IncomingHttpHeaders): ChatTarget {
-    const vendor = row.vendor as VendorId;
-    const key = header(headers, 'x-svc-provider-key');
-    const stored =
-      row.credentialId === null ? undefined : this.#d.pipeline.live.credentialById(row.orgId, row.credentialId);
-    if (row.byok && key === undefined)
-      throw new GatewayError('invalid_request', {
-        message: 'This response was created with X-Svc-Provider-Key; send the same key to reach it',
-        param: 'X-Svc-Provider-Key',
-      });
-    if (!row.byok && stored === undefined) throw notFound(row.id);
-    const credential =
-      key !== undefined && row.byok
-        ? { apiKey: key, baseUrl: stored?.credential.baseUrl ?? null }
-        : (stored?.credential ?? { apiKey: '' });
-    return { vendor, vendorAsSent: vendor, model: row.model, credentialId: row.credentialId ?? undefined, credential };
+      await this.#bg.schedulePoll(record.orgId, s.id, 0);
   }
 
   async #find(c: ResponsesCaller, id: string): Promise<ResponseRecord> {
@@ -368,7 +226,7 @@ export class Responses {
     let target: ChatTarget;
     try {
       row = await this.#find(c, id);
-      target = this.#target(row, c.headers);
+      target = targetOf(this.#d.pipeline.live, row, c.headers);
     } catch (err) {
       if (!(err instanceof GatewayError)) throw err;
       const call = endpointCall(requestType, c.principal, c.requestId, c.headers);
@@ -432,7 +290,7 @@ export class Responses {
       if (op === 'input_items') return;
       const s = summarize(obj);
       if (s === undefined || s.id !== row.id) return;
-      if (row.recordedAt === null && TERMINAL_STATUSES.has(s.status)) await this.#complete(row, s);
+      if (row.recordedAt === null && TERMINAL_STATUSES.has(s.status)) await this.#bg.complete(row, s);
       else if (s.status !== row.status) await this.#d.store.setStatus(row.orgId, row.id, s.status);
     } catch (err) {
       this.#d.onError(err);
@@ -441,6 +299,6 @@ export class Responses {
 
   /** Ends held calls without a record (shutdown): their poll jobs log them later. */
   close(): void {
-    for (const id of [...this.#pending.keys()]) this.#release(id);
+    this.#bg.close();
   }
 }
