@@ -39,22 +39,26 @@ describe('SWITCHYARD_WORKERS=2', () => {
     assert.deepEqual([...seen].sort(), [1, 2]);
   });
 
-  test('a key revoked through one worker is refused by both at once', async () => {
+  test('a key revoked through one worker is refused by both within 500 ms', async () => {
     const k = (await ok(g, 'POST', '/manage/v1/api-keys', { name: 'short-lived' })) as { key: string; id: string };
     for (let i = 0; i < 6; i++)
       assert.equal((await call(g, 'POST', '/alpha/v1/chat/completions', chat(), k.key)).status, 200);
     await ok(g, 'DELETE', `/manage/v1/api-keys/${k.id}`);
-    // Each call below opens its own connection, so they are spread over both workers.
-    const statuses = await Promise.all(
-      Array.from({ length: 10 }, () =>
-        undiciFetch(`${g.url}/alpha/v1/chat/completions`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${k.key}`, 'content-type': 'application/json' },
-          body: JSON.stringify(chat()),
-          dispatcher: fresh,
-        }).then((r) => r.status),
-      ),
-    );
+    // Each round below opens a connection per call, so they are spread over both workers; the
+    // other worker hears of the revocation through the primary within milliseconds.
+    const { value: statuses } = await within(500, 'the key refused by both workers', async () => {
+      const round = await Promise.all(
+        Array.from({ length: 10 }, () =>
+          undiciFetch(`${g.url}/alpha/v1/chat/completions`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${k.key}`, 'content-type': 'application/json' },
+            body: JSON.stringify(chat()),
+            dispatcher: fresh,
+          }).then((r) => r.status),
+        ),
+      );
+      return round.every((s) => s === 401) ? round : undefined;
+    });
     assert.deepEqual([...new Set(statuses)], [401]);
   });
 
