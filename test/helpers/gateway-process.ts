@@ -64,14 +64,17 @@ async function startOnce(
       SWITCHYARD_LOG_LEVEL: 'error',
       ...env,
     },
-    stdio: ['ignore', process.env.SWITCHYARD_TEST_GATEWAY_STDERR ? 'inherit' : 'ignore', 'pipe'],
+    stdio: ['ignore', process.env.SWITCHYARD_TEST_GATEWAY_STDERR ? 'inherit' : 'pipe', 'pipe'],
   });
   // The last of what it wrote to stderr, to say why a start failed.
   let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
+  // Its error log lines (stdout, at the error level set above) and stderr, the last of them kept.
+  const keep = (chunk: Buffer) => {
     stderr = (stderr + chunk.toString('utf8')).slice(-2000);
     if (process.env.SWITCHYARD_TEST_GATEWAY_STDERR) process.stderr.write(chunk);
-  });
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   for (let i = 0; i < 600; i++) {
     if (child.exitCode !== null || child.signalCode !== null) {
@@ -96,6 +99,9 @@ async function startOnce(
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
         body: JSON.stringify({ vendor: 'openai', name: 'fake', api_key: 'sk-proc', base_url: `${fakeUrl}/openai/v1` }),
       });
+      // Said on failure, with what the gateway last wrote to stderr: a bare status explains nothing.
+      if (r.status !== 201)
+        process.stderr.write(`adding the fake provider: ${r.status} ${await r.text()}\n${stderr}\n`);
       return r.status;
     },
     async stop() {
