@@ -3,7 +3,7 @@
 import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import { CompiledQuery, type Driver, Kysely, SqliteDialect } from 'kysely';
 import type { Config } from '../config.ts';
 import { CurrentSchemaPostgresDialect } from './pg-introspector.ts';
 import type { Database } from './schema.ts';
@@ -68,6 +68,25 @@ async function openPostgres(url: string, schema: string | null): Promise<OpenedD
   return { db, dialect: 'postgres', where: `postgres://${where.host}${where.pathname}` };
 }
 
+const BEGIN_IMMEDIATE = CompiledQuery.raw('begin immediate');
+
+/**
+ * Transactions take SQLite's write lock when they begin. A deferred one that reads first and then
+ * writes cannot wait for the lock: if another connection (the log worker thread, another worker
+ * process, the CLI) committed in between, its snapshot is stale and SQLite answers SQLITE_BUSY at
+ * once, without the busy timeout, which reached callers as a 500. Taking the lock first makes the
+ * transaction wait its turn like a single statement does.
+ */
+class ImmediateSqliteDialect extends SqliteDialect {
+  override createDriver(): Driver {
+    const driver = super.createDriver();
+    driver.beginTransaction = async (connection) => {
+      await connection.executeQuery(BEGIN_IMMEDIATE);
+    };
+    return driver;
+  }
+}
+
 function openSqlite(dataDir: string): OpenedDb {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const file = join(dataDir, 'switchyard.db');
@@ -79,7 +98,7 @@ function openSqlite(dataDir: string): OpenedDb {
   // The CLI may write while the server runs; wait for the lock instead of failing at once.
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('synchronous = NORMAL');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
   return { db, dialect: 'sqlite', where: file };
 }
 
