@@ -14,9 +14,10 @@ import type { ProxyInput } from '../pipeline/types.ts';
 import { formatCostHeader } from '../providers/catalog/cost.ts';
 import { imageCost, speechCost, transcriptionCost } from '../providers/catalog/media.ts';
 import type { OpenAIVendor } from '../providers/openai-compatible/embeddings.ts';
-import { type RawAnswer, sendRaw } from '../providers/openai-compatible/raw-api.ts';
+import { quoted } from '../providers/openai-compatible/files-api.ts';
+import { contentTypeOf, type RawAnswer, sendRaw } from '../providers/openai-compatible/raw-api.ts';
 import type { VendorId } from '../providers/types.ts';
-import { asNumber, asRecord, isRecord } from '../util/json.ts';
+import { asNumber, asRecord, fromJsonText, isRecord } from '../util/json.ts';
 
 const IMAGE_VENDORS: readonly VendorId[] = ['openai', 'azure-openai', 'together', 'fireworks'];
 const AUDIO_VENDORS: readonly VendorId[] = ['openai', 'azure-openai'];
@@ -35,25 +36,9 @@ export interface AudioForm {
   file: { filename: string; contentType: string; data: Buffer } | undefined;
 }
 
-function contentType(answer: RawAnswer): string {
-  const ct = answer.headers['content-type'];
-  return (Array.isArray(ct) ? ct[0] : ct) ?? 'application/octet-stream';
-}
-
-function parse(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
 function invalid(message: string, param: string): GatewayError {
   return new GatewayError('invalid_request', { message, param });
 }
-
-/** A form field value may not break out of its header line. */
-const quoted = (v: string) => v.replace(/\r/g, '%0D').replace(/\n/g, '%0A').replace(/"/g, '%22');
 
 /** The form again, for the upstream: the same fields with the upstream's model name, then the file. */
 export function encodeForm(form: AudioForm, model: string): { body: Buffer; type: string } {
@@ -138,7 +123,7 @@ export class Media {
     if (!result.ok) return asRawReply(result.reply);
     const { parts, target, answer, call } = result;
     const text = await answer.body.text();
-    const obj = parse(text);
+    const obj = fromJsonText(text);
     const data = isRecord(obj) && Array.isArray(obj.data) ? obj.data : [];
     const u = asRecord(isRecord(obj) ? obj.usage : undefined);
     const usage =
@@ -160,7 +145,11 @@ export class Media {
     return {
       kind: 'json',
       status: answer.status,
-      headers: { ...result.headers, 'content-type': contentType(answer), 'x-svc-cost-usd': formatCostHeader(costUsd) },
+      headers: {
+        ...result.headers,
+        'content-type': contentTypeOf(answer, 'application/octet-stream'),
+        'x-svc-cost-usd': formatCostHeader(costUsd),
+      },
       body: text,
       done: () => finishRaw(this.#pipeline, call, parts),
     };
@@ -198,11 +187,15 @@ export class Media {
     return {
       kind: 'pipe',
       status: answer.status,
-      headers: { ...result.headers, 'content-type': contentType(answer), 'x-svc-cost-usd': formatCostHeader(costUsd) },
+      headers: {
+        ...result.headers,
+        'content-type': contentTypeOf(answer, 'application/octet-stream'),
+        'x-svc-cost-usd': formatCostHeader(costUsd),
+      },
       body: counted(answer.body),
       done: (finished) => {
         parts.status = finished ? answer.status : 499;
-        parts.responseBody = { content_type: contentType(answer), bytes };
+        parts.responseBody = { content_type: contentTypeOf(answer, 'application/octet-stream'), bytes };
         finishRaw(this.#pipeline, call, parts);
       },
     };
@@ -239,7 +232,7 @@ export class Media {
     if (!result.ok) return asRawReply(result.reply);
     const { parts, target, answer, call } = result;
     const text = await answer.body.text();
-    const obj = parse(text);
+    const obj = fromJsonText(text);
     const seconds = audioSeconds(obj);
     const costUsd = seconds === undefined ? 0 : (transcriptionCost(target.vendor, target.model, seconds) ?? 0);
     parts.status = answer.status;
@@ -248,7 +241,11 @@ export class Media {
     return {
       kind: 'json',
       status: answer.status,
-      headers: { ...result.headers, 'content-type': contentType(answer), 'x-svc-cost-usd': formatCostHeader(costUsd) },
+      headers: {
+        ...result.headers,
+        'content-type': contentTypeOf(answer, 'application/octet-stream'),
+        'x-svc-cost-usd': formatCostHeader(costUsd),
+      },
       body: text,
       done: () => finishRaw(this.#pipeline, call, parts),
     };

@@ -5,7 +5,7 @@
 import { fromUpstream, GatewayError } from '../errors/gateway-error.ts';
 import type { UpstreamErrorInfo } from '../ir/types.ts';
 import { attemptFailure } from '../providers/attempt-failure.ts';
-import type { RawAnswer } from '../providers/openai-compatible/raw-api.ts';
+import { contentTypeOf, type RawAnswer } from '../providers/openai-compatible/raw-api.ts';
 import { canonicalVendor, chatAdapterFor } from '../providers/registry.ts';
 import type { VendorId } from '../providers/types.ts';
 import { shouldRetry } from '../routing/acceptance.ts';
@@ -71,12 +71,7 @@ async function tryOnce(send: RawCallSpec['send'], target: ChatTarget, signal: Ab
     if (answer.status < 300) return { ok: true, answer };
     const text = await answer.body.text();
     const error = chatAdapterFor(target.vendor, target.model).decodeError(answer.status, text, answer.headers);
-    const ct = answer.headers['content-type'];
-    return {
-      ok: false,
-      error,
-      answer: { status: answer.status, text, contentType: (Array.isArray(ct) ? ct[0] : ct) ?? 'application/json' },
-    };
+    return { ok: false, error, answer: { status: answer.status, text, contentType: contentTypeOf(answer) } };
   } catch (err) {
     return { ok: false, error: attemptFailure(err) };
   }

@@ -13,8 +13,8 @@ import { finishRaw, type RawServed } from '../pipeline/raw-call.ts';
 import { sendRaw } from '../providers/openai-compatible/raw-api.ts';
 import type { VendorId } from '../providers/types.ts';
 import type { ResponseRecord, ResponseStore } from '../store/responses.ts';
-import { isRecord } from '../util/json.ts';
-import { completedEvents, cost, parse, targetOf } from './objects.ts';
+import { fromJsonText, isRecord } from '../util/json.ts';
+import { completedEvents, cost, targetOf } from './objects.ts';
 import { type ResponseSummary, summarize, TERMINAL_STATUSES } from './stream-tap.ts';
 
 export const POLL_JOB = 'responses.poll';
@@ -89,7 +89,7 @@ export class BackgroundCompletion {
       path: `/responses/${encodeURIComponent(row.id)}`,
     });
     const text = await answer.body.text();
-    const s = answer.status === 200 ? summarize(parse(text)) : undefined;
+    const s = answer.status === 200 ? summarize(fromJsonText(text)) : undefined;
     const expired = Date.now() - row.createdAt > GIVE_UP_MS;
     if (s !== undefined && TERMINAL_STATUSES.has(s.status)) return this.complete(row, s);
     if (answer.status === 404 || expired)

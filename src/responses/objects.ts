@@ -7,7 +7,6 @@ import type { LiveState } from '../pipeline/types.ts';
 import type { DomainEvent } from '../ports/domain-events.ts';
 import { computeCost } from '../providers/catalog/cost.ts';
 import { mapResponsesUsage } from '../providers/openai-compatible/map-usage.ts';
-import type { RawAnswer } from '../providers/openai-compatible/raw-api.ts';
 import type { VendorId } from '../providers/types.ts';
 import type { ResponseRecord } from '../store/responses.ts';
 import type { ResponseSummary } from './stream-tap.ts';
@@ -24,19 +23,6 @@ export function header(headers: IncomingHttpHeaders, name: string): string | und
   const v = headers[name];
   const s = (Array.isArray(v) ? v[0] : v)?.trim();
   return s === undefined || s === '' ? undefined : s;
-}
-
-export function contentType(answer: RawAnswer): string {
-  const ct = answer.headers['content-type'];
-  return (Array.isArray(ct) ? ct[0] : ct) ?? 'application/json';
-}
-
-export function parse(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 /** Usage and catalog cost of a response (zero when it reported none). */

@@ -22,12 +22,12 @@ import {
 } from '../pipeline/raw-call.ts';
 import type { ProxyInput } from '../pipeline/types.ts';
 import { formatCostHeader } from '../providers/catalog/cost.ts';
-import { sendRaw } from '../providers/openai-compatible/raw-api.ts';
+import { contentTypeOf, sendRaw } from '../providers/openai-compatible/raw-api.ts';
 import type { VendorId } from '../providers/types.ts';
 import type { ResponseRecord, ResponseStore } from '../store/responses.ts';
-import { isRecord } from '../util/json.ts';
+import { fromJsonText, isRecord } from '../util/json.ts';
 import { BackgroundCompletion } from './background.ts';
-import { completedEvents, contentType, cost, header, notFound, parse, targetOf } from './objects.ts';
+import { completedEvents, cost, header, notFound, targetOf } from './objects.ts';
 import { ResponseStreamTap, type ResponseSummary, summarize, TERMINAL_STATUSES } from './stream-tap.ts';
 
 export { POLL_JOB } from './background.ts';
@@ -106,15 +106,15 @@ export class Responses {
     if (!result.ok) return asRawReply(result.reply);
     const served = result;
     const background = b.background === true;
-    if (contentType(served.answer).startsWith('text/event-stream')) return this.#createStream(c, served, background);
+    if (contentTypeOf(served.answer).startsWith('text/event-stream')) return this.#createStream(c, served, background);
     const text = await served.answer.body.text();
-    const s = summarize(parse(text));
+    const s = summarize(fromJsonText(text));
     const terminal = s !== undefined && TERMINAL_STATUSES.has(s.status);
     if (s !== undefined) await this.#remember(c, served, s, background, terminal);
     const { parts } = served;
     parts.status = served.answer.status;
-    parts.responseBody = parse(text) ?? null;
-    const headers: Record<string, string> = { ...served.headers, 'content-type': contentType(served.answer) };
+    parts.responseBody = fromJsonText(text) ?? null;
+    const headers: Record<string, string> = { ...served.headers, 'content-type': contentTypeOf(served.answer) };
     if (terminal || s === undefined) {
       Object.assign(parts, cost(served.target.vendor, served.target.model, s));
       headers['x-svc-cost-usd'] = formatCostHeader(parts.costUsd);
@@ -144,7 +144,7 @@ export class Responses {
     return {
       kind: 'pipe',
       status: served.answer.status,
-      headers: { ...served.headers, 'content-type': contentType(served.answer), 'cache-control': 'no-cache' },
+      headers: { ...served.headers, 'content-type': contentTypeOf(served.answer), 'cache-control': 'no-cache' },
       body: relay(served.answer.body),
       done: (finished) => {
         const { parts, target } = served;
@@ -254,8 +254,8 @@ export class Responses {
     );
     if (!result.ok) return asRawReply(result.reply);
     const served = result;
-    const headers = { ...served.headers, 'content-type': contentType(served.answer) };
-    if (contentType(served.answer).startsWith('text/event-stream'))
+    const headers = { ...served.headers, 'content-type': contentTypeOf(served.answer) };
+    if (contentTypeOf(served.answer).startsWith('text/event-stream'))
       return {
         kind: 'pipe',
         status: served.answer.status,
@@ -267,7 +267,7 @@ export class Responses {
         },
       };
     const text = await served.answer.body.text();
-    const obj = parse(text);
+    const obj = fromJsonText(text);
     await this.#afterFollowUp(row, op, obj);
     served.parts.status = served.answer.status;
     served.parts.responseBody = obj ?? null;

@@ -94,7 +94,7 @@ async function send(
 }
 
 /** What a header parameter may not contain unescaped (the WHATWG FormData encoding, as browsers send it). */
-function quoted(value: string): string {
+export function quoted(value: string): string {
   return value.replace(/\r/g, '%0D').replace(/\n/g, '%0A').replace(/"/g, '%22');
 }
 

@@ -59,6 +59,12 @@ export function rawUrl(r: Pick<RawRequest, 'vendor' | 'credential' | 'path' | 'q
   return `${root}${r.path}${qs === '' ? '' : `?${qs}`}`;
 }
 
+/** The answer's content type (the first, if repeated), or `fallback` when it names none. */
+export function contentTypeOf(answer: Pick<RawAnswer, 'headers'>, fallback = 'application/json'): string {
+  const ct = answer.headers['content-type'];
+  return (Array.isArray(ct) ? ct[0] : ct) ?? fallback;
+}
+
 /** One upstream call; only a call that got no answer at all throws (UpstreamTransportError). */
 export async function sendRaw(r: RawRequest): Promise<RawAnswer> {
   const headers: Record<string, string> = { ...authHeaders(r.vendor, r.credential), ...r.headers };
