@@ -6,6 +6,7 @@
 //
 //   node --import tsx bench/cache-index.ts [--entries 100000] [--dims 256] [--queries 2000]
 //     [--recall 1000] [--m 16] [--ef-construction 64] [--ef 32,64,128] [--ef-floor 16] [--exact-below 1000] [--seed 1]
+//     [--search-dims 64] [--candidates 8]
 import { parseArgs } from 'node:util';
 import { FlatIndex, type Neighbour } from '../src/cache/flat-index.ts';
 import { LocalEmbedder } from '../src/cache/local-embedder.ts';
@@ -26,6 +27,8 @@ const { values } = parseArgs({
     'ef-floor': { type: 'string', default: String(PARTITION_INDEX_DEFAULTS.efFloor) },
     'exact-below': { type: 'string', default: String(PARTITION_INDEX_DEFAULTS.exactBelow) },
     seed: { type: 'string', default: '1' },
+    'search-dims': { type: 'string', default: String(PARTITION_INDEX_DEFAULTS.searchDimensions) },
+    candidates: { type: 'string', default: String(PARTITION_INDEX_DEFAULTS.candidates) },
   },
 });
 
@@ -46,6 +49,8 @@ const tuning = {
   exactBelow: positive('exact-below', values['exact-below']),
   ef: efs[0],
   efFloor: positive('ef-floor', values['ef-floor']),
+  searchDimensions: positive('search-dims', values['search-dims']),
+  candidates: positive('candidates', values.candidates),
 };
 
 /** The semantic tier's default similarity_threshold (src/cache/settings.ts). */
@@ -196,7 +201,7 @@ function main(): void {
   const adds = summary(addMs);
   const flatSearch = summary(flatMs);
   const out = [
-    `## PartitionIndex: ${entries} x ${dims}, M=${tuning.m}, efConstruction=${tuning.efConstruction}, exactBelow=${tuning.exactBelow}`,
+    `## PartitionIndex: ${entries} x ${dims}, M=${tuning.m}, efConstruction=${tuning.efConstruction}, exactBelow=${tuning.exactBelow}, graph of ${Math.min(dims, tuning.searchDimensions)} dims, ${tuning.candidates} candidates`,
     '',
     `build ${(buildMs / 1000).toFixed(1)} s through add() (embedding excluded: ${(embedAllMs / 1000).toFixed(1)} s); ` +
       `add p50 ${fmtMs(adds.p50)} / p99 ${fmtMs(adds.p99)} / max ${fmtMs(adds.max)} ms; graph complete at entry ${graphAt}`,

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { seededRandom } from '../../test/helpers/random.ts';
 import { cosine } from './embedder.ts';
 import { FlatIndex } from './flat-index.ts';
+import { LocalEmbedder } from './local-embedder.ts';
 import { PartitionIndex, type PartitionPhase } from './partition-index.ts';
 
 const randomVector = (next: () => number, d: number) => Float32Array.from({ length: d }, () => next() * 2 - 1);
@@ -193,7 +194,7 @@ test('capacity doubles as the graph grows, slots of removed entries are reused, 
   assert.equal(index.capacity, 0);
   assert.equal(index.size, 3);
   const hit = index.nearest(kept);
-  assert.equal(hit?.id, live[0], 'vectors read back from the graph');
+  assert.equal(hit?.id, live[0], 'vectors read back from the slab');
   assert.ok(Math.abs((hit?.similarity ?? 0) - 1) < 1e-6);
 });
 
@@ -232,6 +233,7 @@ test('with buildInsertsPerAdd 0, add() leaves the whole build to step()', () => 
   for (const [id, v] of truth) assert.equal(index.nearest(v)?.id, id);
   while (index.step(50));
   assert.equal(index.phase, 'graph');
+  assert.equal(index.graphDimensions, 16, 'short vectors are not sketched');
   for (const [id, v] of truth) assert.equal(index.nearest(v)?.id, id);
 });
 
@@ -248,4 +250,56 @@ test('a small graph searches with efFloor candidates, a larger one with one per 
   for (let i = 1500; i < 6000; i++) index.add(`e${i}`, vec());
   assert.equal(index.searchEf(), 20, 'capped at ef');
   assert.ok(index.nearest(vec()) !== undefined);
+});
+
+test('long vectors are searched through a sketch and ranked by their exact similarity', () => {
+  const next = seededRandom(5);
+  const embedder = new LocalEmbedder(256);
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(next() * xs.length)];
+  const verbs = ['fix', 'explain', 'summarize', 'translate', 'compare', 'rewrite', 'schedule', 'cancel'];
+  const things = ['invoice', 'router', 'poem', 'contract', 'playlist', 'budget', 'flight', 'kernel', 'recipe'];
+  const names = ['Alice', 'Bob', 'Chen', 'Dmitri', 'Elena', 'Fatima', 'Hana', 'Ivan'];
+  const texts = new Set<string>();
+  while (texts.size < 1500) {
+    texts.add(
+      `Please ${pick(verbs)} the ${pick(things)} for ${pick(names)} by ${Math.floor(next() * 1000)} and ` +
+        `keep the ${pick(things)} ${pick(verbs)}ed before ${pick(names)} sees it`,
+    );
+  }
+  const prompts = [...texts];
+  const index = new PartitionIndex(256, { exactBelow: 64, searchDimensions: 64, candidates: 8 });
+  const reference = new FlatIndex(256);
+  const truth = new Map<string, Float32Array>();
+  prompts.forEach((p, i) => {
+    const v = embedder.embedOne(p);
+    index.add(`e${i}`, v);
+    reference.add(`e${i}`, v);
+    truth.set(`e${i}`, v);
+  });
+  while (index.step(50));
+  assert.equal(index.phase, 'graph');
+  assert.equal(index.graphDimensions, 64);
+
+  let near = 0;
+  let found = 0;
+  for (let i = 0; i < 300; i++) {
+    // One word dropped: close to a stored prompt, not identical to it.
+    const words = pick(prompts).split(' ');
+    words.splice(1 + Math.floor(next() * (words.length - 1)), 1);
+    const q = embedder.embedOne(words.join(' '));
+    const got = index.nearest(q);
+    assertLive(got, truth, q);
+    const want = reference.nearest(q);
+    assert.ok(got && want && got.similarity <= want.similarity + 1e-6, 'never better than exact');
+    if (want.similarity >= 0.9) {
+      near++;
+      if (got.similarity >= 0.9) found++;
+    }
+  }
+  assert.ok(near >= 100, `${near} queries near a stored prompt`);
+  assert.ok(found / near >= 0.98, `${found} of ${near} near neighbours found`);
+  // A stored prompt in another case is the same vector: answered exactly, at similarity 1.
+  const hit = index.nearest(embedder.embedOne(prompts[42].toUpperCase()));
+  assert.equal(hit?.id, 'e42');
+  assert.ok(Math.abs((hit?.similarity ?? 0) - 1) < 1e-6);
 });
