@@ -40,16 +40,13 @@ import type { HierarchicalNSW as Graph } from 'hnswlib-node';
 import hnswlib from 'hnswlib-node';
 import { FlatIndex, inverseNorm, type Neighbour } from './flat-index.ts';
 import { PARTITION_INDEX_DEFAULTS, type PartitionIndexOptions } from './index-tuning.ts';
+import { Sketch, UnitSlab } from './unit-vectors.ts';
 
 export type { Neighbour } from './flat-index.ts';
 
 export { PARTITION_INDEX_DEFAULTS, type PartitionIndexOptions } from './index-tuning.ts';
 
 export type PartitionPhase = 'exact' | 'building' | 'graph';
-
-/** Labels per block of the unit-vector slab: 256 of 256 dimensions make a 256 KB block. */
-const UNITS_SHIFT = 8;
-const UNITS_MASK = (1 << UNITS_SHIFT) - 1;
 
 export class PartitionIndex {
   readonly dimensions: number;
@@ -71,13 +68,10 @@ export class PartitionIndex {
   private readonly scratch: number[];
   /** Dimensions of the vectors the graph holds: the sketch's, or all of them when there are few. */
   readonly graphDimensions: number;
-  /** Per dimension, the sketch dimension it goes to and with which sign; undefined when not sketched. */
-  private readonly sketch: { to: Uint16Array; sign: Float32Array } | undefined;
-  /**
-   * The unit vector of each graph label, in blocks of UNITS_PER_BLOCK labels (`dimensions` floats
-   * each): the rerank reads them. Blocks, so that growing never copies what is there.
-   */
-  private units: Float32Array[] = [];
+  /** What the graph holds of each vector; undefined when it holds the vectors themselves. */
+  private readonly sketch: Sketch | undefined;
+  /** The unit vector of each graph label: the rerank reads them. */
+  private readonly units: UnitSlab;
   /** The unit vector being added or looked up, as float32, and its bits for hashing. */
   private readonly unit: Float32Array;
   private readonly unitBits: Uint32Array;
@@ -103,7 +97,8 @@ export class PartitionIndex {
     // and 16 slots of 256 floats each would be 16 KB per partition before the first answer.
     this.flat = new FlatIndex(dimensions, 1);
     this.graphDimensions = Math.min(dimensions, opts.searchDimensions);
-    this.sketch = dimensions > this.graphDimensions ? makeSketch(dimensions, this.graphDimensions) : undefined;
+    this.sketch = dimensions > this.graphDimensions ? new Sketch(dimensions, this.graphDimensions) : undefined;
+    this.units = new UnitSlab(dimensions);
     this.scratch = new Array<number>(this.graphDimensions).fill(0);
     this.unit = new Float32Array(dimensions);
     this.unitBits = new Uint32Array(this.unit.buffer);
@@ -205,22 +200,12 @@ export class PartitionIndex {
     for (const label of this.graph.searchKnn(this.scratch, k).neighbors) {
       const id = this.idsByLabel[label];
       if (id === undefined) continue;
-      const similarity = this.similarityTo(label);
+      // Clamped: float32 rounding can put the similarity of identical vectors a hair above 1.
+      const similarity = Math.max(-1, Math.min(1, this.units.dot(label, this.unit)));
       if (best === undefined || similarity > best.similarity || (similarity === best.similarity && id < best.id))
         best = { id, similarity };
     }
     return best;
-  }
-
-  /** Exact cosine of the unit vector in `unit` and the one stored under `label`. */
-  private similarityTo(label: number): number {
-    const d = this.dimensions;
-    const units = this.units[label >>> UNITS_SHIFT];
-    const unitVector = this.unit;
-    let dot = 0;
-    for (let i = 0, j = (label & UNITS_MASK) * d; i < d; i++, j++) dot += unitVector[i] * units[j];
-    // Clamped: float32 rounding can put the similarity of identical vectors a hair above 1.
-    return Math.max(-1, Math.min(1, dot));
   }
 
   /**
@@ -280,7 +265,7 @@ export class PartitionIndex {
   /** A build that lost its reason to exist: the partition shrank back well below the threshold. */
   private dropGraph(): void {
     this.graph = undefined;
-    this.units = [];
+    this.units.clear();
     this.labels.clear();
     this.idsByLabel = [];
     this.freeLabels = [];
@@ -293,11 +278,9 @@ export class PartitionIndex {
   /** Graph to flat scan, with the unit vectors of the slab (a few hundred of them). */
   private backToExact(): void {
     if (!this.graph) return;
-    const d = this.dimensions;
-    const flat = new FlatIndex(d, this.opts.exactBelow);
+    const flat = new FlatIndex(this.dimensions, this.opts.exactBelow);
     for (const [id, label] of this.labels) {
-      const at = (label & UNITS_MASK) * d;
-      const v = this.units[label >>> UNITS_SHIFT].slice(at, at + d);
+      const v = this.units.get(label);
       flat.add(id, v);
       this.vectors.set(id, v);
     }
@@ -317,15 +300,13 @@ export class PartitionIndex {
         label = this.idsByLabel.length;
         this.idsByLabel.push(undefined);
         if (label >= graph.getMaxElements()) graph.resizeIndex(2 * graph.getMaxElements());
-        if (label >>> UNITS_SHIFT === this.units.length)
-          this.units.push(new Float32Array((1 << UNITS_SHIFT) * this.dimensions));
       }
       this.labels.set(id, label);
       this.idsByLabel[label] = id;
     }
     // An existing label, live or deleted, is updated in place (see the header).
     graph.addPoint(this.scratch, label);
-    this.units[label >>> UNITS_SHIFT].set(this.unit, (label & UNITS_MASK) * this.dimensions);
+    this.units.set(label, this.unit);
     const hash = this.hashUnit();
     this.hashByLabel[label] = hash;
     const same = this.byHash.get(hash);
@@ -337,16 +318,11 @@ export class PartitionIndex {
   private identical(): string | undefined {
     const candidates = this.byHash.get(this.hashUnit());
     if (!candidates) return undefined;
-    const d = this.dimensions;
     let best: string | undefined;
     for (const label of candidates) {
       const id = this.idsByLabel[label];
       if (id === undefined || (best !== undefined && best < id)) continue;
-      const units = this.units[label >>> UNITS_SHIFT];
-      const at = (label & UNITS_MASK) * d;
-      let i = 0;
-      while (i < d && units[at + i] === this.unit[i]) i++;
-      if (i === d) best = id;
+      if (this.units.equals(label, this.unit)) best = id;
     }
     return best;
   }
@@ -396,20 +372,8 @@ export class PartitionIndex {
   private load(v: Float32Array, scale: number): void {
     const unitVector = this.unit;
     for (let i = 0; i < v.length; i++) unitVector[i] = v[i] * scale;
-    const out = this.scratch;
-    const sketch = this.sketch;
-    if (sketch === undefined) {
-      for (let i = 0; i < v.length; i++) out[i] = unitVector[i];
-      return;
-    }
-    out.fill(0);
-    for (let i = 0; i < v.length; i++) out[sketch.to[i]] += sketch.sign[i] * unitVector[i];
-    let sum = 0;
-    for (let i = 0; i < out.length; i++) sum += out[i] * out[i];
-    // All of a vector can cancel out in its sketch (never seen in practice): kept as zero, the graph
-    // still holds the entry and the identical-vector check still finds it.
-    const k = sum === 0 ? 0 : 1 / Math.sqrt(sum);
-    for (let i = 0; i < out.length; i++) out[i] *= k;
+    if (this.sketch !== undefined) this.sketch.project(unitVector, this.scratch);
+    else for (let i = 0; i < v.length; i++) this.scratch[i] = unitVector[i];
   }
 
   private checkDimensions(vector: Float32Array): void {
@@ -417,26 +381,6 @@ export class PartitionIndex {
       throw new RangeError(`PartitionIndex: expected ${this.dimensions} dimensions, got ${vector.length}`);
     }
   }
-}
-
-/**
- * Where each of `from` dimensions goes in a sketch of `to`, and with which sign: a fixed hash of the
- * dimension's number (murmur3's finaliser), so every index of a vector space sketches alike.
- */
-function makeSketch(from: number, to: number): { to: Uint16Array; sign: Float32Array } {
-  const target = new Uint16Array(from);
-  const sign = new Float32Array(from);
-  for (let i = 0; i < from; i++) {
-    let h = Math.imul(i + 1, 0x9e3779b1);
-    h ^= h >>> 16;
-    h = Math.imul(h, 0x85ebca6b);
-    h ^= h >>> 13;
-    h = Math.imul(h, 0xc2b2ae35);
-    h ^= h >>> 16;
-    target[i] = (h >>> 1) % to;
-    sign[i] = h & 1 ? -1 : 1;
-  }
-  return { to: target, sign };
 }
 
 function unit(v: Float32Array): Float32Array {

@@ -8,14 +8,16 @@ import type { PipelineDeps } from '../pipeline/deps.ts';
 import { addOnEnd, type BeforeAttemptHook, type HookAnswer } from '../pipeline/hooks.ts';
 import { endUserOf } from '../pipeline/record.ts';
 import type { CallRecord, ProxyCall } from '../pipeline/types.ts';
-import type { ChangeBus, ChangeEvent } from '../ports/change-bus.ts';
-import type { CacheEntry, CacheEntryStore, NewCacheEntry } from '../store/cache-entries.ts';
+import type { ChangeBus } from '../ports/change-bus.ts';
+import type { CacheEntry, CacheEntryStore } from '../store/cache-entries.ts';
 import { hitOutcome, sameAnswer } from './answer.ts';
 import { cacheEligible, fitsMaxTokens, semanticEligible } from './eligibility.ts';
 import { type CacheEmbedders, cacheEmbedders, type Embedding, embedPrompt } from './embedders.ts';
 import { alphaWireExtras, cacheKeys, promptText } from './key.ts';
 import { CacheMemory, entryKey, type MemEntry } from './memory.ts';
+import { CacheReplication } from './replication.ts';
 import { CACHE_SETTINGS_KEY, type CacheSettings, cacheTenant, parseCacheSettings } from './settings.ts';
+import { StoreWrites } from './store-writes.ts';
 
 export interface CacheDeps {
   store: CacheEntryStore;
@@ -32,23 +34,11 @@ export interface CacheDeps {
   changes?: ChangeBus;
 }
 
-/** `id` of a `cache_entry` event that purged a project (an entry's own event carries its store id). */
-const PURGE_PREFIX = 'purge:';
-
 /** Answers that ended on their own; `max_tokens` cuts, filtered and failed answers are never kept. */
 const STORABLE = new Set(['end_turn', 'stop_sequence', 'tool_use']);
 /** Shadow mode also records neighbours below the threshold (down to this), so lower thresholds can be judged. */
 const SHADOW_FLOOR = 0.8;
 const SWEEP_MS = 60_000;
-/**
- * New entries are written to the store in batches, at most this long after their answer, or as soon
- * as STORE_BATCH_ROWS wait. Memory serves an entry at once; the store only has to have it for a
- * restart or another instance. Each batch is one statement, and on SQLite it runs on this thread:
- * measured with 5 ms answers at c=1, 20 ms batches (3 rows) cost about 110 us of this thread's time
- * per entry, most of it per statement (prepare, transaction), not per row.
- */
-const STORE_DELAY_MS = 200;
-const STORE_BATCH_ROWS = 200;
 const LOAD_PAGE = 1000;
 
 /** The `response` column: the answer in IR form and what serving it again needs. */
@@ -67,18 +57,18 @@ export class SemanticCache {
   readonly #touched = new Set<string>();
   readonly #embedders: CacheEmbedders;
   #timer: NodeJS.Timeout | undefined;
-  readonly #writes = new Set<Promise<unknown>>();
-  /** Store writes waiting for their batch. */
-  #batch: { entries: MemEntry[]; rows: NewCacheEntry[]; release(): void; written: Promise<void> } | undefined;
+  readonly #writes: StoreWrites;
   /** The pipeline remote embedders run their sub-calls through; set once the app has built it. */
   pipeline: PipelineDeps | undefined;
-  /** Store ids this instance wrote and announced: its own events are not read back. */
-  readonly #announced = new Set<string>();
-  #unsubscribe: (() => void) | undefined;
+  readonly #replication: CacheReplication;
 
   constructor(deps: CacheDeps) {
     this.#deps = deps;
     this.#now = deps.now ?? Date.now;
+    this.#replication = new CacheReplication(deps.changes);
+    this.#writes = new StoreWrites(deps.store, deps.logger, (e, storeId) =>
+      this.#replication.entryWritten(e.projectId, storeId),
+    );
     this.#embedders =
       deps.embedders ??
       cacheEmbedders(
@@ -105,34 +95,20 @@ export class SemanticCache {
     for (const row of rows) this.#load(row);
     this.#timer = setInterval(() => void this.sweep(), SWEEP_MS);
     this.#timer.unref();
-    this.#unsubscribe = this.#deps.changes?.subscribe('cache_entry', (ev) => this.#heard(ev));
-  }
-
-  /** Another instance wrote an entry (or purged a project): this one learns it from the store. */
-  async #heard(ev: ChangeEvent): Promise<void> {
-    if (ev.id.startsWith(PURGE_PREFIX)) {
-      this.#memory.purgeProject(ev.id.slice(PURGE_PREFIX.length));
-      return;
-    }
-    if (this.#announced.delete(ev.id)) return;
-    const row = await this.#deps.store.get(ev.id);
-    if (row !== undefined && row.expiresAt > this.#now()) this.#load(row);
-  }
-
-  #announce(projectId: string, ids: Iterable<string>): void {
-    const bus = this.#deps.changes;
-    if (bus === undefined) return;
-    for (const id of ids) {
-      if (!id.startsWith(PURGE_PREFIX)) this.#announced.add(id);
-      // Entries belong to projects: the event names the project where others name the org.
-      void bus.publish({ topic: 'cache_entry', id, orgId: projectId });
-    }
+    // Another instance wrote an entry (or purged a project): this one learns it from the store.
+    this.#replication.start({
+      purged: (projectId) => void this.#memory.purgeProject(projectId),
+      written: async (storeId) => {
+        const row = await this.#deps.store.get(storeId);
+        if (row !== undefined && row.expiresAt > this.#now()) this.#load(row);
+      },
+    });
   }
 
   async close(): Promise<void> {
     if (this.#timer) clearInterval(this.#timer);
-    this.#unsubscribe?.();
-    await this.#settle();
+    this.#replication.stop();
+    await this.#writes.settle();
     await this.#flushTouches();
   }
 
@@ -228,7 +204,7 @@ export class SemanticCache {
       // The end steps run just before the answer is written; the entry is made right after, off the
       // caller's wait. setImmediate still runs before the loop next polls for input, so a request the
       // caller sends once it has this answer always finds the entry.
-      this.#track(
+      this.#writes.track(
         new Promise<void>((resolve) =>
           setImmediate(() => {
             try {
@@ -268,7 +244,7 @@ export class SemanticCache {
     // The exact tier serves the answer at once; its vector is indexed in the next batch.
     const evicted = this.#memory.add(entry, settings.max_entries, true);
     const stored: StoredAnswer = { answer, max_tokens: entry.maxTokens ?? null, provider: entry.provider };
-    entry.written = this.#store(entry, {
+    entry.written = this.#writes.add(entry, {
       projectId: entry.projectId,
       tenant: entry.tenant,
       partitionKey: entry.partitionKey,
@@ -287,59 +263,15 @@ export class SemanticCache {
   }
 
   /**
-   * Joins the next batch of store writes (one statement every STORE_DELAY_MS at most, off the calls'
-   * path); settles when that batch is written.
-   */
-  #store(entry: MemEntry, row: NewCacheEntry): Promise<void> {
-    let batch = this.#batch;
-    if (batch === undefined) {
-      const entries: MemEntry[] = [];
-      const rows: NewCacheEntry[] = [];
-      let release = (): void => {};
-      const due = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      const timer = setTimeout(release, STORE_DELAY_MS);
-      timer.unref();
-      const written = due.then(async () => {
-        clearTimeout(timer);
-        if (this.#batch === batch) this.#batch = undefined;
-        const ids = await this.#deps.store.putMany(rows);
-        for (const e of entries) {
-          e.storeId = ids.get(e.key) ?? e.storeId;
-          if (e.storeId !== undefined) this.#announce(e.projectId, [e.storeId]);
-        }
-      });
-      batch = { entries, rows, release, written: this.#track(written) };
-      this.#batch = batch;
-    }
-    batch.entries.push(entry);
-    batch.rows.push(row);
-    if (batch.rows.length >= STORE_BATCH_ROWS) batch.release();
-    return batch.written;
-  }
-
-  /**
    * Deletes an evicted entry's row once its write has landed (else the write would outlive the
    * delete). By id and creation time: a newer answer for the same key reuses the row and must stay.
    */
   #forget(e: MemEntry): void {
-    this.#track(
+    this.#writes.track(
       (e.written ?? Promise.resolve()).then(() =>
         e.storeId === undefined ? undefined : this.#deps.store.removeVersion(e.storeId, e.createdAt),
       ),
     );
-  }
-
-  /** A store write nobody awaits: failures are logged, and close() and purge() wait for it. */
-  #track(p: Promise<unknown>): Promise<void> {
-    const tracked = p.then(
-      () => undefined,
-      (err: unknown) => this.#deps.logger.warn({ err }, 'semantic cache: a store write failed'),
-    );
-    this.#writes.add(tracked);
-    void tracked.finally(() => this.#writes.delete(tracked));
-    return tracked;
   }
 
   #load(row: CacheEntry): void {
@@ -375,20 +307,11 @@ export class SemanticCache {
   /** Deletes every entry of the project, in memory and in the store; returns how many the store had. */
   async purge(projectId: string): Promise<number> {
     // Writes still in flight would land after the delete and come back at the next start.
-    await this.#settle();
+    await this.#writes.settle();
     this.#memory.purgeProject(projectId);
     const n = await this.#deps.store.purgeProject(projectId);
-    this.#announce(projectId, [`${PURGE_PREFIX}${projectId}`]);
+    this.#replication.projectPurged(projectId);
     return n;
-  }
-
-  /** Waits for every entry write in flight, releasing store batches at once instead of on their timer. */
-  async #settle(): Promise<void> {
-    // A deferred entry write can open a new batch while the last one is awaited.
-    while (this.#writes.size > 0) {
-      this.#batch?.release();
-      await Promise.allSettled([...this.#writes]);
-    }
   }
 
   /** Drops expired entries (memory and store) and records the hits of the last period. */

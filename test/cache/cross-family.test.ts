@@ -123,7 +123,7 @@ describe('cross-family hits', () => {
     const replay = await openai.chat.completions.stream(body).finalChatCompletion();
     assert.equal(replay.choices[0].message.content, live.choices[0].message.content);
     assert.equal(replay.choices[0].finish_reason, 'stop');
-    const s = await waitForStats(p.id, (x) => x.hits === 1 && x.misses === 1);
+    const s = await waitForStats(p.id, (x) => x.hits === 1 && x.misses === 1 && x.entries === 1);
     assert.equal(s.entries, 1);
     assert.equal(s.hits, 1);
     assert.equal(s.misses, 1);
