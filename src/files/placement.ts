@@ -5,6 +5,7 @@
 // which comes from the stored credential (SPEC "Authentication" 3).
 import type { IncomingHttpHeaders } from 'node:http';
 import { GatewayError } from '../errors/gateway-error.ts';
+import { headerValue } from '../families/shared/svc-headers.ts';
 import type { ResolvedCredential } from '../live/credentials.ts';
 import type { LiveState } from '../pipeline/types.ts';
 import { FILES_VENDORS, type FilesTarget, type FilesVendor } from '../providers/openai-compatible/files-api.ts';
@@ -23,12 +24,6 @@ export interface UpstreamPlace {
 }
 
 export type Placement = { location: 'gateway' } | UpstreamPlace;
-
-function header(headers: IncomingHttpHeaders, name: string): string | undefined {
-  const v = headers[name];
-  const s = (Array.isArray(v) ? v[0] : v)?.trim();
-  return s === undefined || s === '' ? undefined : s;
-}
 
 const isFilesVendor = (v: string): v is FilesVendor => (FILES_VENDORS as readonly string[]).includes(v);
 
@@ -74,8 +69,8 @@ function upstream(
 
 /** Where an upload of this call goes; a 400 when the header names something that cannot hold files. */
 export function placeUpload(live: LiveState, orgId: string, headers: IncomingHttpHeaders): Placement {
-  const named = header(headers, 'x-svc-provider');
-  const providerKey = header(headers, 'x-svc-provider-key');
+  const named = headerValue(headers, 'x-svc-provider');
+  const providerKey = headerValue(headers, 'x-svc-provider-key');
   if (named === undefined) {
     for (const vendor of FILES_VENDORS) {
       const stored = defaultCredential(live.credentialsFor(orgId, vendor));
@@ -112,7 +107,7 @@ export function reachFile(live: LiveState, file: FileRecord, headers: IncomingHt
   const place =
     file.credentialId !== null && stored === undefined
       ? undefined
-      : upstream(vendor, stored, header(headers, 'x-svc-provider-key'));
+      : upstream(vendor, stored, headerValue(headers, 'x-svc-provider-key'));
   if (place !== undefined) return place;
   throw notConfigured(
     vendor,

@@ -2,6 +2,7 @@
 // a response, the target a stored response lives on, the 404 of an unknown id.
 import type { IncomingHttpHeaders } from 'node:http';
 import { GatewayError } from '../errors/gateway-error.ts';
+import { headerValue } from '../families/shared/svc-headers.ts';
 import type { ChatTarget } from '../pipeline/call.ts';
 import type { LiveState } from '../pipeline/types.ts';
 import type { DomainEvent } from '../ports/domain-events.ts';
@@ -17,12 +18,6 @@ export function notFound(id: string): GatewayError {
     param: 'response_id',
     alphaType: 'invalid_request_error',
   });
-}
-
-export function header(headers: IncomingHttpHeaders, name: string): string | undefined {
-  const v = headers[name];
-  const s = (Array.isArray(v) ? v[0] : v)?.trim();
-  return s === undefined || s === '' ? undefined : s;
 }
 
 /** Usage and catalog cost of a response (zero when it reported none). */
@@ -45,7 +40,7 @@ export function completedEvents(
 /** The target a stored response lives on: its credential, with the caller's key when it was BYOK. */
 export function targetOf(live: LiveState, row: ResponseRecord, headers: IncomingHttpHeaders): ChatTarget {
   const vendor = row.vendor as VendorId;
-  const key = header(headers, 'x-svc-provider-key');
+  const key = headerValue(headers, 'x-svc-provider-key');
   const stored = row.credentialId === null ? undefined : live.credentialById(row.orgId, row.credentialId);
   if (row.byok && key === undefined)
     throw new GatewayError('invalid_request', {

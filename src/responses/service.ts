@@ -7,6 +7,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { alphaCodec } from '../families/alpha/codec.ts';
+import { headerValue } from '../families/shared/svc-headers.ts';
 import type { JobQueue } from '../jobs/types.ts';
 import type { Principal } from '../live/principals.ts';
 import type { ChatTarget } from '../pipeline/call.ts';
@@ -27,7 +28,7 @@ import type { VendorId } from '../providers/types.ts';
 import type { ResponseRecord, ResponseStore } from '../store/responses.ts';
 import { fromJsonText, isRecord } from '../util/json.ts';
 import { BackgroundCompletion } from './background.ts';
-import { completedEvents, cost, header, notFound, targetOf } from './objects.ts';
+import { completedEvents, cost, notFound, targetOf } from './objects.ts';
 import { ResponseStreamTap, type ResponseSummary, summarize, TERMINAL_STATUSES } from './stream-tap.ts';
 
 export { POLL_JOB } from './background.ts';
@@ -184,7 +185,7 @@ export class Responses {
     recorded: boolean,
   ): Promise<void> {
     const { target } = served;
-    const byok = header(c.headers, 'x-svc-provider-key') !== undefined;
+    const byok = headerValue(c.headers, 'x-svc-provider-key') !== undefined;
     const stored = byok ? this.#d.pipeline.live.credentialsFor(c.principal.orgId, target.vendor)[0]?.id : undefined;
     const record: ResponseRecord = {
       id: s.id,

@@ -27,6 +27,13 @@ function one(h: IncomingHttpHeaders, name: string): string | undefined {
   return s === undefined || s === '' ? undefined : s;
 }
 
+/** A request header's first value, trimmed; absent when empty (for the endpoints that read one or two). */
+export function headerValue(h: IncomingHttpHeaders, name: string): string | undefined {
+  const v = h[name];
+  const s = (Array.isArray(v) ? v[0] : v)?.trim();
+  return s === undefined || s === '' ? undefined : s;
+}
+
 /** Parses `k=v,k2=v2`; pieces without `=` are ignored rather than rejected (headers are often hand-written). */
 export function parseTags(value: string | undefined): Record<string, string> {
   const out: Record<string, string> = {};
