@@ -5,9 +5,9 @@
 // `--if-typescript` (used by `prepare`): an install without devDependencies skips the build instead
 // of failing, and the CLI keeps running through tsx.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DIST, listBuildInputs, STAMP } from './dist-stamp.js';
 
@@ -28,24 +28,39 @@ try {
 // Taken before tsc reads anything: a source saved during the build is then newer than the stamp.
 const startedAt = Date.now();
 const inputs = listBuildInputs(root);
-// A clean tree every time, so deleted sources do not live on as stale .js files.
-rmSync(join(root, DIST), { recursive: true, force: true });
-const compiled = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+// A clean tree every time, so deleted sources do not live on as stale .js files. It is built beside
+// dist/ and swapped in at the end: a gateway already running from dist/ loads some modules lazily
+// (the provider key verifier, on the first credential added), and deleting dist/ for the length of
+// a compile made those imports fail with ERR_MODULE_NOT_FOUND.
+const next = `${DIST}.next-${process.pid}`;
+rmSync(join(root, next), { recursive: true, force: true });
+const compiled = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', next], {
+  cwd: root,
+  stdio: 'inherit',
+});
 if (compiled.status !== 0) {
-  // No stamp on failure: the CLI then falls back to tsx instead of running a half-written dist.
+  // Nothing swapped in on failure; a previous dist/ without a fresh stamp makes the CLI run the
+  // sources through tsx instead.
+  rmSync(join(root, next), { recursive: true, force: true });
+  rmSync(join(root, STAMP), { force: true });
   process.exit(compiled.status ?? 1);
 }
 
 // .js beside .ts can only be a stray compile output (the real one is in dist already).
 const assets = inputs.filter((rel) => !/\.[jt]s$/.test(rel) && statSync(join(root, rel)).isFile());
 for (const rel of assets) {
-  const to = join(root, DIST, rel);
+  const to = join(root, next, rel);
   mkdirSync(dirname(to), { recursive: true });
   copyFileSync(join(root, rel), to);
 }
 
 // Written last: its presence means the build completed.
-writeFileSync(join(root, STAMP), `${JSON.stringify({ startedAt, inputs })}\n`);
+writeFileSync(join(root, next, relative(DIST, STAMP)), `${JSON.stringify({ startedAt, inputs })}\n`);
+// Two renames: dist/ is missing only between them, not for the whole compile.
+const old = `${DIST}.old-${process.pid}`;
+if (existsSync(join(root, DIST))) renameSync(join(root, DIST), join(root, old));
+renameSync(join(root, next), join(root, DIST));
+rmSync(join(root, old), { recursive: true, force: true });
 process.stdout.write(`built ${DIST}/ (${assets.length} asset files copied)\n`);
 
 // The dashboard (ui/ -> ui/build, served at /ui) is bundled last; without its devDependencies

@@ -65,6 +65,10 @@ function shellEnv(): NodeJS.ProcessEnv {
     SWITCHYARD_ADMIN_KEY: gw.adminKey,
     SWITCHYARD_LOG_LEVEL: 'warn',
     npm_config_update_notifier: 'false',
+    // The first `npx switchyard` of a checkout installs the checkout into npm's npx cache, which runs
+    // its `prepare` (the build) in the checkout itself: a rebuild of dist/ under every other test's
+    // running gateway.
+    npm_config_ignore_scripts: 'true',
   };
 }
 

@@ -102,6 +102,31 @@ describe('RedisCounters across instances', { skip }, () => {
     }
   });
 
+  test("a dead instance's budget reservations are given back once their lease ends, and only once", async () => {
+    const c = await cluster(2, { leaseMs: 1000 });
+    const t0 = 1_700_000_000_000;
+    try {
+      const [a, b] = c.instances;
+      // a reserves 0.6 of the 1.00 budget and dies without settling.
+      const lost = req({ costUsd: 0.6, budgets: [budget] });
+      assert.ok((await a.admit(lost)).ok);
+      const early = await b.admit(req({ now: t0 + 999, costUsd: 0.5, budgets: [budget] }));
+      assert.ok(!early.ok && early.refusal.kind === 'budget' && early.refusal.reservedUsd === 0.6);
+      // At the end of the lease the next admission finds the reservation given back.
+      const later = req({ now: t0 + 1000, costUsd: 0.5, budgets: [budget] });
+      assert.ok((await b.admit(later)).ok);
+      assert.deepEqual(await b.budgets(['b1::0']), [{ spentUsd: 0, reservedUsd: 0.5 }]);
+      // A settle arriving after its lease counts the spend but does not give the estimate back twice.
+      await a.settle({ now: t0 + 1100, admitted: lost, actualTokens: 0, actualUsd: 0.2 });
+      assert.deepEqual(await b.budgets(['b1::0']), [{ spentUsd: 0.2, reservedUsd: 0.5 }]);
+      await b.settle({ now: t0 + 1200, admitted: later, actualTokens: 0, actualUsd: 0.3 });
+      assert.deepEqual(await a.budgets(['b1::0']), [{ spentUsd: 0.5, reservedUsd: 0 }]);
+      assert.equal(await c.client.zcard(`${c.prefix}l:b1::0`), 0);
+    } finally {
+      await c.dispose();
+    }
+  });
+
   test('a replayed settle applies once; a replay for an admission never taken applies not at all', async () => {
     const c = await cluster(1);
     try {

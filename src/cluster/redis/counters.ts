@@ -8,9 +8,9 @@
 // finds it emptier, an error of d / (60 s / limit) requests either way (well under one for
 // NTP-synced hosts). Key expiry allows a minute of slack for the same reason.
 //
-// What stays behind when an instance dies between admit and settle: its concurrency slots are
-// leases that run out after `leaseMs`; its budget reservations weigh on their counter until its
-// period ends (estimates of calls that never settled; the request log does not count them).
+// What stays behind when an instance dies between admit and settle: its concurrency slots and its
+// budget reservations are leases that run out after `leaseMs` (a reservation is given back by the
+// next admission to that budget after its lease; the request log never counted it).
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type {
@@ -37,8 +37,9 @@ export interface RedisCountersOptions {
   /** Names this instance's admissions (default: a random UUID). */
   instanceId?: string;
   /**
-   * A concurrency slot is freed at settle, or after this long if the settle never comes (the
-   * instance died). Longer than the longest call, streams included (default 15 minutes).
+   * A concurrency slot is freed, and a budget reservation given back, at settle, or after this long
+   * if the settle never comes (the instance died). Longer than the longest call, streams included
+   * (default 15 minutes): a call still running after it no longer holds its reservation.
    */
   leaseMs?: number;
   /** A rate counter expires this long after it is whole again (default a minute: clock skew). */
@@ -219,6 +220,7 @@ export class RedisCounters implements Counters, OnceClaims {
     for (const r of req.rates) keys.push(`${p}r:${r.key}`, `${p}c:${r.key}`);
     for (const b of req.budgets) keys.push(`${p}b:${b.key}`);
     keys.push(`${p}bidx`, `${p}a:${id}`);
+    for (const b of req.budgets) keys.push(`${p}l:${b.key}`);
     return keys;
   }
 

@@ -12,6 +12,8 @@
 //   b:<budget key>  hash s (spent), r (reserved)
 //   bidx            sorted set (score 0, ordered by name) of budget keys: the prefix listing
 //   a:<admission>   exists from an admission to its settle: makes a replayed settle apply at most once
+//   l:<budget key>  sorted set of the admissions holding a reservation on the budget, member
+//                   "<cost>|<admission>", scored by when the reservation lapses (the admission's lease)
 
 const COMMON = `
 local WINDOW = 60000
@@ -20,10 +22,13 @@ local function f(x) return string.format('%.17g', x) end
 local function opt(v) if v == '' then return nil end return tonumber(v) end
 local function round(x) return math.floor(x * 1e9 + 0.5) / 1e9 end
 local function ttl(ms) ms = math.ceil(ms) if ms < 1 then return 1 end return ms end
+-- What a reservation's member in l:<budget key> reserved.
+local function reservedBy(member) return tonumber(string.match(member, '^([^|]+)|')) or 0 end
 `;
 
 /**
- * KEYS: per rate check r:<key>, c:<key>; then b:<key> per budget; then bidx; then a:<admission>.
+ * KEYS: per rate check r:<key>, c:<key>; then b:<key> per budget; then bidx; then a:<admission>; then
+ * l:<key> per budget.
  * ARGV: now, tokens, costUsd, nRates, nBudgets, admissionId, leaseMs, rateSlackMs, budgetTtlMs
  * (0: none), markerTtlMs (0: no marker), then rpm, tpm, concurrency per rate ('' when unset), then limitUsd,
  * block ('1' or '0'), key per budget.
@@ -129,6 +134,21 @@ for i = 1, n do
   for _, v in ipairs(st) do states[#states + 1] = v end
 end
 
+-- Reservations whose lease has run out belong to admissions that were never settled (their
+-- instance died): they stop weighing on the budget, whatever this admission's fate.
+for j = 1, m do
+  local bk = KEYS[2 * n + j]
+  local lk = KEYS[2 * n + m + 2 + j]
+  local lapsed = redis.call('ZRANGEBYSCORE', lk, '-inf', f(now))
+  if #lapsed > 0 then
+    local sum = 0
+    for _, member in ipairs(lapsed) do sum = sum + reservedBy(member) end
+    redis.call('ZREMRANGEBYSCORE', lk, '-inf', f(now))
+    local r = tonumber(redis.call('HGET', bk, 'r')) or 0
+    redis.call('HSET', bk, 'r', f(math.max(0, round(r - sum))))
+  end
+end
+
 for j = 1, m do
   if ARGV[B + 3 * j - 1] == '1' then
     local s = redis.call('HMGET', KEYS[2 * n + j], 's', 'r')
@@ -156,7 +176,12 @@ for j = 1, m do
   redis.call('HSET', bk, 'r', f(round(r + cost)))
   -- A counter is listed from its creation on (the listing drops it once it has expired).
   if redis.call('HSETNX', bk, 's', '0') == 1 then redis.call('ZADD', idx, 0, ARGV[B + 3 * j]) end
-  if budgetTtl > 0 then redis.call('PEXPIRE', bk, budgetTtl) end
+  local lk = KEYS[2 * n + m + 2 + j]
+  redis.call('ZADD', lk, f(now + leaseMs), ARGV[3] .. '|' .. id)
+  if budgetTtl > 0 then
+    redis.call('PEXPIRE', bk, budgetTtl)
+    redis.call('PEXPIRE', lk, budgetTtl)
+  end
 end
 if markerTtl > 0 then redis.call('SET', KEYS[2 * n + m + 2], '1', 'PX', markerTtl) end
 local out = { 'ok' }
@@ -215,7 +240,13 @@ for j = 1, m do
   local s = redis.call('HMGET', bk, 's', 'r')
   local previous = tonumber(s[1]) or 0
   local spent = round(previous + actualUsd)
-  redis.call('HSET', bk, 's', f(spent), 'r', f(math.max(0, round((tonumber(s[2]) or 0) - admittedCost))))
+  -- A reservation that already lapsed was given back then; an unknown admission ('') gives back its
+  -- estimate, as before reservations had leases.
+  local held = 1
+  if id ~= '' then held = redis.call('ZREM', KEYS[2 * n + m + 2 + j], ARGV[3] .. '|' .. id) end
+  local back = 0
+  if held == 1 then back = admittedCost end
+  redis.call('HSET', bk, 's', f(spent), 'r', f(math.max(0, round((tonumber(s[2]) or 0) - back))))
   if budgetTtl > 0 then redis.call('PEXPIRE', bk, budgetTtl) end
   if not s[1] then redis.call('ZADD', idx, 0, ARGV[B + j]) end
   out[#out + 1] = f(previous)
