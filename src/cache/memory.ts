@@ -37,7 +37,10 @@ export interface MemEntry {
   expiresAt: number;
   /** The store row's id once written (touches and deletes go by it). */
   storeId: string | undefined;
-  /** Settles when this entry's store write has (an eviction or purge waits for it, or it would outlive them). */
+  /**
+   * While the entry's store write is pending: settles when it is done (an eviction or purge waits
+   * for it, or the row would outlive them). Undefined once written, and for entries loaded from the store.
+   */
   written: Promise<void> | undefined;
 }
 
@@ -218,13 +221,18 @@ export class CacheMemory {
     }
   }
 
-  /** Drops every entry of the project; returns how many there were. */
-  purgeProject(projectId: string): number {
+  /** Drops every entry of the project; returns them. */
+  purgeProject(projectId: string): MemEntry[] {
     const lru = this.#byProject.get(projectId);
-    if (lru === undefined) return 0;
+    if (lru === undefined) return [];
     const entries = [...lru.values()];
     for (const e of entries) this.remove(e);
-    return entries.length;
+    return entries;
+  }
+
+  /** Whether `e` is still the entry memory holds for its key (not replaced, evicted or purged). */
+  holds(e: MemEntry): boolean {
+    return this.#byKey.get(e.key) === e;
   }
 
   /** Drops the entries expired at `now`; returns them. */

@@ -66,9 +66,11 @@ export class SemanticCache {
     this.#deps = deps;
     this.#now = deps.now ?? Date.now;
     this.#replication = new CacheReplication(deps.changes);
-    this.#writes = new StoreWrites(deps.store, deps.logger, (e, storeId) =>
-      this.#replication.entryWritten(e.projectId, storeId),
-    );
+    // Entries replaced, evicted or purged while their batch was written are not announced: the
+    // other instances would load a row that is about to be deleted.
+    this.#writes = new StoreWrites(deps.store, deps.logger, (e, storeId) => {
+      if (this.#memory.holds(e)) this.#replication.entryWritten(e.projectId, storeId);
+    });
     this.#embedders =
       deps.embedders ??
       cacheEmbedders(
@@ -97,7 +99,11 @@ export class SemanticCache {
     this.#timer.unref();
     // Another instance wrote an entry (or purged a project): this one learns it from the store.
     this.#replication.start({
-      purged: (projectId) => void this.#memory.purgeProject(projectId),
+      // An entry of the project still waiting for its batch would land in the store after the
+      // purge: its row is deleted once written (and, no longer held, never announced).
+      purged: (projectId) => {
+        for (const e of this.#memory.purgeProject(projectId)) if (e.written !== undefined) this.#forget(e);
+      },
       written: async (storeId) => {
         const row = await this.#deps.store.get(storeId);
         if (row !== undefined && row.expiresAt > this.#now()) this.#load(row);

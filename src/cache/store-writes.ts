@@ -54,6 +54,8 @@ export class StoreWrites {
         const ids = await this.#store.putMany(rows);
         for (const e of entries) {
           e.storeId = ids.get(e.key) ?? e.storeId;
+          // Written: what waits on `written` from now on need not wait.
+          e.written = undefined;
           if (e.storeId !== undefined) this.#stored(e, e.storeId);
         }
       });

@@ -70,4 +70,24 @@ describe('replicated semantic cache', () => {
       return r.headers.get('x-svc-cache') === 'MISS' ? true : undefined;
     });
   });
+
+  test("a purge on B while A's new entry still waits for its store batch leaves no entry anywhere", async () => {
+    const [a, b] = cluster.nodes;
+    const question = {
+      model: 'openai/gpt-4o-mini',
+      messages: [{ role: 'user', content: 'Who built the first railway?' }],
+    };
+    const first = await call(a, 'POST', '/alpha/v1/chat/completions', question, key);
+    assert.equal(first.headers.get('x-svc-cache'), 'MISS');
+    // A writes its entries in batches up to 200 ms after the answer: this purge comes before.
+    await ok(b, 'DELETE', `/manage/v1/projects/${projectId}/cache`);
+    // Long enough for A's batch, its announcement and B's load, had they happened.
+    await new Promise((r) => setTimeout(r, 600));
+    const stats = (await ok(b, 'GET', `/manage/v1/projects/${projectId}/cache`)) as { entries: number };
+    assert.equal(stats.entries, 0, 'no row came back after the purge');
+    for (const g of [b, a]) {
+      const r = await call(g, 'POST', '/alpha/v1/chat/completions', question, key);
+      assert.equal(r.headers.get('x-svc-cache'), 'MISS');
+    }
+  });
 });
