@@ -90,7 +90,7 @@ export class CacheMemory {
     }
     for (const e of this.#unindexed) {
       if (e.partitionKey !== partitionKey || e.embedder !== embedder || e.vector?.length !== vector.length) continue;
-      if (this.#byKey.get(e.key) !== e) continue;
+      if (!this.holds(e)) continue;
       const similarity = cosine(e.vector, vector);
       if (best === undefined || similarity > best.similarity) best = { entry: e, similarity };
     }
@@ -162,7 +162,7 @@ export class CacheMemory {
     while (done < this.#unindexed.length && performance.now() < deadline) {
       const e = this.#unindexed[done++];
       // Replaced, evicted or purged meanwhile: nothing to index.
-      if (this.#byKey.get(e.key) === e) this.#index(e);
+      if (this.holds(e)) this.#index(e);
     }
     this.#unindexed = this.#unindexed.slice(done);
     for (const index of this.#building) {
@@ -187,7 +187,7 @@ export class CacheMemory {
         this.#gapQueued = false;
         while (this.#unindexed.length > 0) {
           const e = this.#unindexed.shift() as MemEntry;
-          if (this.#byKey.get(e.key) !== e) continue;
+          if (!this.holds(e)) continue;
           this.#index(e);
           return;
         }
@@ -208,7 +208,7 @@ export class CacheMemory {
   }
 
   remove(entry: MemEntry): void {
-    if (this.#byKey.get(entry.key) !== entry) return;
+    if (!this.holds(entry)) return;
     this.#byKey.delete(entry.key);
     const lru = this.#byProject.get(entry.projectId);
     lru?.delete(entry.key);
