@@ -1,30 +1,21 @@
 // The semantic cache across instances: an answer written through A is served by B (the entry goes
 // through the store and the change bus), in B's own family, and a purge on B empties A too.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { type FakeUpstream, startFakeUpstream } from '../../tools/fake-upstream/server.ts';
-import { type Cluster, call, ok, startCluster, within } from './helpers.ts';
+import { before, describe, test } from 'node:test';
+import { call, clusterWithFake, ok, within } from './helpers.ts';
 
 describe('replicated semantic cache', () => {
-  let cluster: Cluster;
-  let fake: FakeUpstream;
+  const cluster = clusterWithFake(2);
   let key: string;
   let projectId: string;
   before(async () => {
-    fake = await startFakeUpstream({ port: 0 });
-    cluster = await startCluster(2);
     const a = cluster.nodes[0];
-    assert.equal(await a.addOpenAi(fake.url), 201);
     const p = (await ok(a, 'POST', '/manage/v1/projects', {
       name: 'cached',
       settings: { semantic_cache: { enabled: true, similarity_threshold: 0.9 } },
     })) as { id: string };
     projectId = p.id;
     key = ((await ok(a, 'POST', '/manage/v1/api-keys', { name: 'cached', project_id: p.id })) as { key: string }).key;
-  });
-  after(async () => {
-    await cluster?.close();
-    await fake?.close();
   });
 
   test('written through A, a hit on B (beta family, a punctuation variant)', async () => {

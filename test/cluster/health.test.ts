@@ -1,22 +1,11 @@
 // Shared health: failures seen by instance A open the breaker of that candidate on instance B too,
 // so a config on B routes around it without B having failed a single call itself.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { type FakeUpstream, startFakeUpstream } from '../../tools/fake-upstream/server.ts';
-import { type Cluster, call, chat, ok, startCluster, within } from './helpers.ts';
+import { describe, test } from 'node:test';
+import { call, chat, clusterWithFake, ok, within } from './helpers.ts';
 
 describe('shared health', () => {
-  let cluster: Cluster;
-  let fake: FakeUpstream;
-  before(async () => {
-    fake = await startFakeUpstream({ port: 0 });
-    cluster = await startCluster(2);
-    assert.equal(await cluster.nodes[0].addOpenAi(fake.url), 201);
-  });
-  after(async () => {
-    await cluster?.close();
-    await fake?.close();
-  });
+  const cluster = clusterWithFake(2);
 
   test("A's failures put the candidate in cooldown on B", async () => {
     const [a, b] = cluster.nodes;

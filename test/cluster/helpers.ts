@@ -4,6 +4,8 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { connect } from 'node:net';
+import { after, before } from 'node:test';
+import { type FakeUpstream, startFakeUpstream } from '../../tools/fake-upstream/server.ts';
 import { dropSchema, randomSchema, TEST_PG_URL } from '../helpers/dialects.ts';
 import { freePort, type GatewayProcess, spawnGateway } from '../helpers/gateway-process.ts';
 
@@ -20,6 +22,30 @@ export interface Cluster {
   /** Starts one more instance with the cluster's settings (and `extra`). */
   add(extra?: Record<string, string>): Promise<GatewayProcess>;
   close(): Promise<void>;
+}
+
+/**
+ * For a describe block: `n` instances with a fake upstream as their openai credential, started in its
+ * before() and closed in its after(). The nodes are read once the block's tests run.
+ */
+export function clusterWithFake(n: number): { readonly nodes: GatewayProcess[] } {
+  let cluster: Cluster | undefined;
+  let fake: FakeUpstream | undefined;
+  before(async () => {
+    fake = await startFakeUpstream({ port: 0 });
+    cluster = await startCluster(n);
+    assert.equal(await cluster.nodes[0].addOpenAi(fake.url), 201);
+  });
+  after(async () => {
+    await cluster?.close();
+    await fake?.close();
+  });
+  return {
+    get nodes() {
+      if (cluster === undefined) throw new Error('the cluster starts in before()');
+      return cluster.nodes;
+    },
+  };
 }
 
 export async function startCluster(n: number, extra: Record<string, string> = {}): Promise<Cluster> {

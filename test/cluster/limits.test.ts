@@ -2,10 +2,9 @@
 // sent round-robin in one burst, and a budget with room for 10 calls, hit by 60 concurrent calls
 // spread over the instances, admits what one instance alone would (the same overspend bound).
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { type FakeUpstream, startFakeUpstream } from '../../tools/fake-upstream/server.ts';
+import { describe, test } from 'node:test';
 import type { GatewayProcess } from '../helpers/gateway-process.ts';
-import { type Cluster, call, chat, ok, startCluster } from './helpers.ts';
+import { call, chat, clusterWithFake, ok } from './helpers.ts';
 
 async function burst(nodes: GatewayProcess[], n: number, key: string, body: unknown): Promise<number[]> {
   return Promise.all(
@@ -18,17 +17,7 @@ async function burst(nodes: GatewayProcess[], n: number, key: string, body: unkn
 const count = (statuses: number[], s: number) => statuses.filter((x) => x === s).length;
 
 describe('exact limits across instances', () => {
-  let cluster: Cluster;
-  let fake: FakeUpstream;
-  before(async () => {
-    fake = await startFakeUpstream({ port: 0 });
-    cluster = await startCluster(3);
-    assert.equal(await cluster.nodes[0].addOpenAi(fake.url), 201);
-  });
-  after(async () => {
-    await cluster?.close();
-    await fake?.close();
-  });
+  const cluster = clusterWithFake(3);
 
   test('rpm 30, 90 requests round-robin in one burst: exactly 30 admitted', async () => {
     const k = (await ok(cluster.nodes[0], 'POST', '/manage/v1/api-keys', {

@@ -2,22 +2,11 @@
 // and C, and a routing config PATCHed on A serves its new version on C, each within 500 ms (the
 // change bus carries the event at once; the mirrors' poll is the backstop).
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { type FakeUpstream, startFakeUpstream } from '../../tools/fake-upstream/server.ts';
-import { type Cluster, call, chat, ok, startCluster, within } from './helpers.ts';
+import { describe, test } from 'node:test';
+import { call, chat, clusterWithFake, ok, within } from './helpers.ts';
 
 describe('changes reach every instance', () => {
-  let cluster: Cluster;
-  let fake: FakeUpstream;
-  before(async () => {
-    fake = await startFakeUpstream({ port: 0 });
-    cluster = await startCluster(3);
-    assert.equal(await cluster.nodes[0].addOpenAi(fake.url), 201);
-  });
-  after(async () => {
-    await cluster?.close();
-    await fake?.close();
-  });
+  const cluster = clusterWithFake(3);
 
   test('a key revoked on A is refused on B and C within 500 ms', async (t) => {
     const [a, b, c] = cluster.nodes;

@@ -66,11 +66,11 @@ async function startOnce(
     },
     stdio: ['ignore', process.env.SWITCHYARD_TEST_GATEWAY_STDERR ? 'inherit' : 'pipe', 'pipe'],
   });
-  // The last of what it wrote to stderr, to say why a start failed.
-  let stderr = '';
-  // Its error log lines (stdout, at the error level set above) and stderr, the last of them kept.
+  // The last of its error log lines (stdout, at the error level set above) and stderr, to say why
+  // a start or a setup call failed.
+  let output = '';
   const keep = (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString('utf8')).slice(-2000);
+    output = (output + chunk.toString('utf8')).slice(-2000);
     if (process.env.SWITCHYARD_TEST_GATEWAY_STDERR) process.stderr.write(chunk);
   };
   child.stdout?.on('data', keep);
@@ -78,7 +78,7 @@ async function startOnce(
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   for (let i = 0; i < 600; i++) {
     if (child.exitCode !== null || child.signalCode !== null) {
-      process.stderr.write(`gateway on port ${port} exited while starting: ${stderr}\n`);
+      process.stderr.write(`gateway on port ${port} exited while starting: ${output}\n`);
       return undefined;
     }
     try {
@@ -99,9 +99,9 @@ async function startOnce(
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
         body: JSON.stringify({ vendor: 'openai', name: 'fake', api_key: 'sk-proc', base_url: `${fakeUrl}/openai/v1` }),
       });
-      // Said on failure, with what the gateway last wrote to stderr: a bare status explains nothing.
+      // Said on failure, with what the gateway last wrote: a bare status explains nothing.
       if (r.status !== 201)
-        process.stderr.write(`adding the fake provider: ${r.status} ${await r.text()}\n${stderr}\n`);
+        process.stderr.write(`adding the fake provider: ${r.status} ${await r.text()}\n${output}\n`);
       return r.status;
     },
     async stop() {
