@@ -6,7 +6,7 @@ import type { ChatRequest, Message } from '../ir/types.ts';
 import { exactKey, fingerprint, partitionKey, promptText, tokenBucket } from './key.ts';
 
 // The same request in both wire shapes: they differ in everything the key must ignore (stream, user,
-// key order of the tool schema, max_tokens within one bucket, the order of stop sequences).
+// key order of the tool schema, max_tokens, the order of stop sequences).
 const alphaBody = {
   model: 'gpt-4o',
   messages: [
@@ -118,7 +118,6 @@ describe('fingerprint', () => {
       { top_p: 0.5 },
       { seed: 7 },
       { stop: ['END'] },
-      { max_tokens: 1025 },
       { tool_choice: 'required' },
       { parallel_tool_calls: false },
       { messages: [{ role: 'system', content: 'You are verbose.' }, alphaBody.messages[1]] },
@@ -145,11 +144,17 @@ describe('fingerprint', () => {
     assert.equal(fingerprint(alpha(), {}), base);
   });
 
-  it('buckets max_tokens by powers of two', () => {
-    assert.equal(fingerprint(alpha({ max_tokens: 1000 })), fingerprint(alpha({ max_tokens: 1010 })));
-    assert.equal(fingerprint(alpha({ max_tokens: 1024 })), fingerprint(alpha({ max_completion_tokens: 513 })));
-    assert.notEqual(fingerprint(alpha({ max_tokens: 1024 })), fingerprint(alpha({ max_tokens: 1025 })));
-    assert.notEqual(fingerprint(alpha({ max_tokens: undefined })), fingerprint(alpha()));
+  it('leaves max_tokens out: fitsMaxTokens decides at hit time whether a stored answer fits', () => {
+    const base = fingerprint(alpha());
+    for (const over of [{ max_tokens: 10 }, { max_tokens: undefined }, { max_completion_tokens: 513 }]) {
+      assert.equal(fingerprint(alpha(over)), base, JSON.stringify(over));
+    }
+    // The usual SDK calls: an alpha call without a limit and a beta call that must send one.
+    assert.equal(fingerprint(alpha({ max_tokens: undefined })), fingerprint(beta({ max_tokens: 4096 })));
+    assert.equal(exactKey('t', 'm', alpha({ max_tokens: undefined })), exactKey('t', 'm', beta({ max_tokens: 64 })));
+  });
+
+  it('buckets thinking budgets by powers of two', () => {
     assert.deepEqual([1, 2, 3, 1000, 1024, 1025, 4096].map(tokenBucket), [1, 2, 4, 1024, 1024, 2048, 4096]);
     assert.equal(tokenBucket(undefined), null);
   });

@@ -3,7 +3,10 @@
 //
 // - fingerprint: everything except the conversation that changes the answer (system, tools,
 //   tool_choice, response format, sampling). Entries are partitioned by it: the semantic tier only
-//   compares prompts whose fingerprints are equal.
+//   compares prompts whose fingerprints are equal. max_tokens is not in it: only answers that ended
+//   on their own are stored, and such an answer of N output tokens is the answer to any call whose
+//   max_tokens is unset or at least N (fitsMaxTokens in eligibility.ts decides at hit time). Keying
+//   on the limit split the usual SDK calls: the alpha SDKs send none, the beta family must send one.
 // - exactKey: tenant + model as requested + fingerprint + the canonical messages.
 // - promptText: the conversation as the text the semantic tier embeds.
 //
@@ -18,7 +21,7 @@ import { asNumber } from '../util/json.ts';
 import { canonicalJson, sha256Hex } from './canonical.ts';
 
 /** Bumped whenever the canonical form changes, so entries written under the old form stop matching. */
-const KEY_VERSION = 'v1';
+const KEY_VERSION = 'v2';
 
 /**
  * Output options of the alpha wire that have no IR slot (decode-params.ts only validates them), read
@@ -42,11 +45,10 @@ export function alphaWireExtras(body: Record<string, unknown>): WireExtras {
 }
 
 /**
- * max_tokens rounded up to a power of two: 1000 and 1010 share the bucket 1024. Clients compute
- * limits loosely (a budget minus the prompt estimate), so exact values would scatter identical
- * questions over many keys; an answer that ended on its own well inside the limit is the same answer
- * under any limit it fits. fitsMaxTokens() (eligibility.ts) keeps the bucket honest at hit time.
- * Unset stays null: the upstream's default is not a number we know.
+ * A thinking budget rounded up to a power of two: 1000 and 1010 share the bucket 1024. The budget is
+ * a target the model plans its reasoning around, not a cap the answer is checked against, so it stays
+ * in the fingerprint; clients compute it loosely, and exact values would scatter identical questions
+ * over many keys. Unset stays null.
  */
 export function tokenBucket(n: number | undefined): number | null {
   if (n === undefined) return null;
@@ -63,8 +65,6 @@ function canonicalParams(p: Params, extras: WireExtras): Record<string, unknown>
     seed: p.seed,
     // A set, not a list: the order of stop sequences does not change where the answer stops.
     stop: p.stop === undefined ? undefined : [...new Set(p.stop)].sort(),
-    max_tokens: tokenBucket(p.maxTokens),
-    // The thinking budget is a target, not a cap, so the same rounding applies.
     thinking: p.thinking === undefined ? undefined : tokenBucket(p.thinking.budgetTokens),
     parallel_tool_calls: p.parallelToolCalls,
     response_format: p.responseFormat,

@@ -185,6 +185,12 @@ export const ERROR_CODES = {
     beta: 'invalid_request_error',
     message: '{message}',
   },
+  provider_unreachable: {
+    status: 502,
+    alpha: 'api_error',
+    beta: 'api_error',
+    message: '{message}',
+  },
   invalid_routing_config: invalid('{message}'),
   invalid_project: invalid("No active project with id '{id}'"),
   invalid_vendor: invalid("Unknown vendor '{vendor}'"),

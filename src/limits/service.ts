@@ -24,6 +24,7 @@ import { type BudgetRecord, type BudgetStore, isPerMemberScope } from '../store/
 import type { SpendQuery } from '../store/request-logs.ts';
 import { isEmptyObject, isRecord } from '../util/json.ts';
 import { rateHeaders, refusalError } from './answers.ts';
+import { announce, crossesMark } from './budget-alerts.ts';
 import {
   budgetChecks,
   budgetKey,
@@ -31,7 +32,6 @@ import {
   type CallIdentity,
   memberOfKey,
   modelMatches,
-  periodStartOfKey,
   rateChecks,
   rateLimitsOf,
 } from './checks.ts';
@@ -247,48 +247,15 @@ export class Limits implements BudgetStatusSource {
   /** Which spends crossed a mark of their budget (most calls cross none, and allocate nothing). */
   #thresholds(spends: BudgetSpend[]): void {
     for (const s of spends) {
-      if (s.spentUsd <= s.previousUsd) continue;
       const b = this.#d.budgets.get(s.budgetId);
-      if (!b) continue;
-      const crossed = (mark: number) => s.previousUsd < mark && s.spentUsd >= mark;
-      if (b.thresholds.some((t) => crossed(t * b.limitUsd)) || crossed(b.limitUsd)) {
-        this.#alert(b, s).catch((err: unknown) =>
-          this.#d.logger.warn({ err, budget: b.id }, 'recording a budget alert failed'),
-        );
-      }
+      if (b && crossesMark(b, s)) this.#announce(b, s, false);
     }
   }
 
-  /** Threshold and exceeded events of one budget counter, each recorded once in the store. */
-  async #alert(b: BudgetRecord, s: BudgetSpend): Promise<void> {
-    const member = memberOfKey(s.key);
-    const periodStart = new Date(periodStartOfKey(s.key)).toISOString();
-    const base = {
-      budget_id: b.id,
-      name: b.name,
-      scope: { ...b.scope },
-      ...(member !== '' ? { member } : {}),
-      spent_usd: round6(s.spentUsd),
-      limit_usd: b.limitUsd,
-      period_start: periodStart,
-    };
-    for (const t of b.thresholds) {
-      const mark = t * b.limitUsd;
-      if (s.previousUsd < mark && s.spentUsd >= mark) {
-        await this.#d.budgetStore.markAlert(b.id, member, periodStart, String(t), {
-          orgId: b.orgId,
-          type: 'budget.threshold_reached',
-          data: { ...base, threshold: t },
-        });
-      }
-    }
-    if (s.previousUsd < b.limitUsd && s.spentUsd >= b.limitUsd) {
-      await this.#d.budgetStore.markAlert(b.id, member, periodStart, 'exceeded', {
-        orgId: b.orgId,
-        type: 'budget.exceeded',
-        data: { ...base, action: b.action },
-      });
-    }
+  #announce(b: BudgetRecord, s: BudgetSpend, catchUp: boolean): void {
+    announce(this.#d.budgetStore, b, s, catchUp).catch((err: unknown) =>
+      this.#d.logger.warn({ err, budget: b.id }, 'recording a budget alert failed'),
+    );
   }
 
   async status(b: BudgetRecord, member: string | null, now: number = Date.now()): Promise<BudgetStatus> {
@@ -359,6 +326,8 @@ export class Limits implements BudgetStatusSource {
     for (const [i, { key, usd }] of seeds.entries()) {
       if (current !== undefined && current[i].spentUsd >= usd) continue;
       await this.#d.counters.seedSpend(key, usd);
+      // Spend the log already holds crossed no mark through a call: announce where it stands.
+      this.#announce(b, { key, budgetId: b.id, previousUsd: 0, spentUsd: usd }, true);
     }
   }
 

@@ -14,7 +14,7 @@ import { healthSummary, WINDOWS, windowStats } from './provider-health.ts';
 import { configsLeftWithoutVendor } from './provider-needs.ts';
 import { validateApiKey, validateBaseUrl } from './provider-validate.ts';
 import { Nullable, PageQuery, pageOf, Timestamp } from './schemas.ts';
-import type { Services } from './services.ts';
+import type { Services, VerifyResult } from './services.ts';
 
 const TAG = 'providers';
 
@@ -157,15 +157,45 @@ const getProvider = defineOperation({
   },
 });
 
+/**
+ * A refused key is the caller's to fix (422); a vendor that could not be asked says nothing about the
+ * key (502 provider_unreachable), and storing it anyway is the caller's call: adding takes
+ * `verify: false`, a rotation has no such switch since it would swap a working key for an unknown one.
+ */
+function verifyFailure(
+  check: Extract<VerifyResult, { ok: false }>,
+  vendor: string,
+  apiKey: string,
+  kept: string,
+  action: 'add' | 'rotate',
+): GatewayError {
+  const detail = `upstream status ${check.status}: ${scrub(check.message, apiKey)}`;
+  if (check.outcome === 'refused') {
+    const unchecked = action === 'add' ? ' (send "verify": false to store it unchecked)' : '';
+    return new GatewayError('key_verification_failed', {
+      message: `The ${action === 'add' ? '' : 'new '}api_key was rejected by ${vendor} (${detail}); ${kept}${unchecked}`,
+      param: 'api_key',
+    });
+  }
+  const next =
+    action === 'add'
+      ? 'check base_url and the network, or send "verify": false to store the key unchecked'
+      : 'check base_url and the network, then rotate again';
+  return new GatewayError('provider_unreachable', {
+    message: `${vendor} could not be reached to check the api_key (${detail}); the key was not checked and ${kept}: ${next}`,
+    param: 'base_url',
+  });
+}
+
 const addProvider = defineOperation({
   name: 'add_provider',
   method: 'POST',
   path: '/manage/v1/providers',
   tag: TAG,
   summary:
-    'Add a provider credential: the key is checked with the vendor first (422 when refused; verify: false skips the check) and encrypted at rest',
+    'Add a provider credential: the key is checked with the vendor first (422 when refused, 502 provider_unreachable when the vendor cannot be reached; verify: false skips the check) and encrypted at rest',
   status: 201,
-  errors: [422],
+  errors: [422, 502],
   input: {
     body: Type.Object(
       {
@@ -192,12 +222,7 @@ const addProvider = defineOperation({
     if (body.verify !== false) {
       // A key that does not work would otherwise take its share of live traffic and fail it.
       const check = await svc.keyVerifier(vendorId, { apiKey: body.api_key, baseUrl });
-      if (!check.ok) {
-        throw new GatewayError('key_verification_failed', {
-          message: `The api_key was rejected by ${body.vendor} (upstream status ${check.status}: ${scrub(check.message, body.api_key)}); nothing was stored (send "verify": false to store it unchecked)`,
-          param: 'api_key',
-        });
-      }
+      if (!check.ok) throw verifyFailure(check, body.vendor, body.api_key, 'nothing was stored', 'add');
       verifiedAt = nowIso();
     }
     const id = newId('prov');
@@ -222,7 +247,7 @@ const updateProvider = defineOperation({
   path: '/manage/v1/providers/{provider_id}',
   tag: TAG,
   summary: 'Rotate the key (verified with the vendor first; 422 keeps the old key), rename, or change the weight',
-  errors: [422],
+  errors: [422, 502],
   input: {
     params: ProviderIdParams,
     body: Type.Object(
@@ -247,12 +272,7 @@ const updateProvider = defineOperation({
     if (body.api_key !== undefined) {
       validateApiKey(vendorId, body.api_key);
       const check = await svc.keyVerifier(vendorId, { apiKey: body.api_key, baseUrl });
-      if (!check.ok) {
-        throw new GatewayError('key_verification_failed', {
-          message: `The new api_key was rejected by ${current.vendor} (upstream status ${check.status}: ${scrub(check.message, body.api_key)}); the current key stays in use`,
-          param: 'api_key',
-        });
-      }
+      if (!check.ok) throw verifyFailure(check, current.vendor, body.api_key, 'the current key stays in use', 'rotate');
       keyCiphertext = svc.secrets.encrypt(body.api_key, credentialAad(orgId, current.id));
       verifiedAt = nowIso();
     }

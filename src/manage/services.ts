@@ -16,6 +16,7 @@ import type { PipelineHooks } from '../pipeline/hooks.ts';
 import type { HealthSample } from '../pipeline/types.ts';
 import type { ChangeBus } from '../ports/change-bus.ts';
 import type { Credential, VendorId } from '../providers/types.ts';
+import type { VerifyResult } from '../providers/verify.ts';
 import type { HealthTracker } from '../routing/health.ts';
 import type { CompiledStrategy, StrategyName } from '../routing/types.ts';
 import type { BootstrapResult } from '../store/bootstrap.ts';
@@ -24,7 +25,8 @@ import type { FileBlobs } from '../store/file-blobs.ts';
 import type { Stores } from '../store/index.ts';
 import type { Webhooks } from '../webhooks/service.ts';
 
-export type VerifyResult = { ok: true } | { ok: false; status: number; message: string };
+export type { VerifyResult } from '../providers/verify.ts';
+
 /** Checks a provider key with the vendor's cheapest authenticated call before it is stored. */
 export type KeyVerifier = (vendor: VendorId, credential: Credential) => Promise<VerifyResult>;
 

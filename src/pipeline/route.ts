@@ -5,7 +5,7 @@ import { echo, GatewayError } from '../errors/gateway-error.ts';
 import type { SvcHeaders } from '../families/shared/svc-headers.ts';
 import type { ResolvedCredential } from '../live/credentials.ts';
 import type { Principal } from '../live/principals.ts';
-import { ACCEPTED_MODEL_FORMS, parseModelRef } from '../providers/registry.ts';
+import { acceptedModelForms, parseModelRef } from '../providers/registry.ts';
 import { configDryRun, directDryRun } from '../routing/dry-run.ts';
 import type { DryRunEnvelope } from '../routing/trace.ts';
 import type { ActiveConfig, CandidateRef, Decision, RequestFacts } from '../routing/types.ts';
@@ -36,7 +36,7 @@ export function routeCall(req: RouteRequest, live: LiveState): RoutePlan {
   const ref = parseModelRef(req.model);
   if (!ref)
     throw new GatewayError('model_not_found', {
-      vars: { model: echo(req.model), accepted: ACCEPTED_MODEL_FORMS },
+      vars: { model: echo(req.model), accepted: acceptedModelForms(echo(req.model)) },
       param: 'model',
     });
   if (ref.kind === 'direct') return directPlan(ref.resolved, req, live);

@@ -37,11 +37,34 @@ const BARE_PREFIXES: ReadonlyArray<[string, VendorId]> = [
   ['gemini-', 'google'],
 ];
 
+/**
+ * Model-name prefixes as LiteLLM users write them, so a migration changes the base URL and nothing
+ * else. They name the vendor only; unlike vendor_N they are not echoed back (the vendor id is).
+ * `vertex_ai/` also fronts Anthropic models on Vertex, which no vendor here serves: only its Gemini
+ * models are taken.
+ */
+const MIGRATION_PREFIXES: ReadonlyMap<string, { vendor: VendorId; models?: RegExp }> = new Map([
+  ['gemini', { vendor: 'google' }],
+  ['vertex_ai', { vendor: 'google', models: /^gemini-/ }],
+  ['azure', { vendor: 'azure-openai' }],
+  ['together_ai', { vendor: 'together' }],
+  ['fireworks_ai', { vendor: 'fireworks' }],
+]);
+
 function orList(items: readonly string[]): string {
   return items.length > 1 ? `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}` : items.join('');
 }
 
-export const ACCEPTED_MODEL_FORMS = `accepted forms: "<vendor>/<model>" with vendor one of ${VENDORS.join(', ')} (or vendor_1..vendor_${VENDORS.length}), a bare model name starting with ${orList(BARE_PREFIXES.map(([prefix]) => prefix))}, or "@<routing-config-slug>"`;
+export const ACCEPTED_MODEL_FORMS = `accepted forms: "<vendor>/<model>" with vendor one of ${VENDORS.join(', ')} (or vendor_1..vendor_${VENDORS.length}, or LiteLLM's ${[...MIGRATION_PREFIXES.keys()].map((p) => `${p}/`).join(', ')}), a bare model name starting with ${orList(BARE_PREFIXES.map(([prefix]) => prefix))}, or "@<routing-config-slug>"`;
+
+/** What a model_not_found answer says after the name: the prefix it did not know, then every accepted form. */
+export function acceptedModelForms(value: string): string {
+  const slash = value.indexOf('/');
+  if (slash <= 0) return ACCEPTED_MODEL_FORMS;
+  const head = value.slice(0, slash);
+  const known = canonicalVendor(head) !== undefined || MIGRATION_PREFIXES.has(head);
+  return known ? ACCEPTED_MODEL_FORMS : `"${head}/" names no vendor; ${ACCEPTED_MODEL_FORMS}`;
+}
 
 export interface ResolvedModel {
   vendor: VendorId;
@@ -68,9 +91,11 @@ export function resolveDirectModel(value: string): ResolvedModel | undefined {
   if (slash > 0) {
     const head = value.slice(0, slash);
     const vendor = canonicalVendor(head);
-    if (vendor) {
-      const model = value.slice(slash + 1);
-      return model ? { vendor, vendorAsSent: head, model } : undefined;
+    const model = value.slice(slash + 1);
+    if (vendor) return model ? { vendor, vendorAsSent: head, model } : undefined;
+    const migration = MIGRATION_PREFIXES.get(head);
+    if (migration && model && (migration.models?.test(model) ?? true)) {
+      return { vendor: migration.vendor, vendorAsSent: migration.vendor, model };
     }
   }
   for (const [prefix, vendor] of BARE_PREFIXES) {

@@ -131,6 +131,37 @@ describe('cross-family hits', () => {
   });
 });
 
+test('the usual SDK calls share entries: alpha sends no max_tokens, beta must send one', async () => {
+  const p = await cachedProject(env, 'usual-calls');
+  const { openai, anthropic } = clients(p.key);
+  const question = 'Which river runs through Paris?';
+  const first = await openai.chat.completions
+    .create({ model: MODEL, messages: [{ role: 'user', content: question }] })
+    .withResponse();
+  assert.equal(first.response.headers.get('x-svc-cache'), 'MISS');
+  const tokens = first.data.usage?.completion_tokens ?? 0;
+  assert.ok(tokens > 2, `the answer needs a few tokens for the cut case: ${tokens}`);
+  // A limit the stored answer fits in: served, whatever the limit.
+  for (const max_tokens of [tokens, 4096]) {
+    const hit = await anthropic.messages
+      .create({ model: MODEL, max_tokens, messages: [{ role: 'user', content: question }] })
+      .withResponse();
+    assert.equal(hit.response.headers.get('x-svc-cache'), 'HIT', `max_tokens ${max_tokens}`);
+  }
+  // A limit below the stored answer's length: that answer was never given under it, so upstream.
+  const cut = await anthropic.messages
+    .create({ model: MODEL, max_tokens: tokens - 1, messages: [{ role: 'user', content: question }] })
+    .withResponse();
+  assert.equal(cut.response.headers.get('x-svc-cache'), 'MISS');
+  assert.equal(cut.data.stop_reason, 'max_tokens');
+  // The cut answer was not stored over the whole one: an unlimited call still gets the whole answer.
+  const again = await openai.chat.completions
+    .create({ model: MODEL, messages: [{ role: 'user', content: question }] })
+    .withResponse();
+  assert.equal(again.response.headers.get('x-svc-cache'), 'HIT');
+  assert.equal(again.data.choices[0].message.content, first.data.choices[0].message.content);
+});
+
 test('a beta stream passed through to the anthropic wire is stored and served through alpha', async () => {
   const p = await cachedProject(env, 'beta-passthrough', { mode: 'exact' });
   const { openai, anthropic } = clients(p.key);

@@ -92,6 +92,30 @@ describe('providers', () => {
     assert.equal((await api('DELETE', `/manage/v1/providers/${(unchecked.body as Provider).id}`)).status, 200);
   });
 
+  test('a vendor that cannot be reached is not a refused key: 502 provider_unreachable, then verify false', async () => {
+    const before = ((await api('GET', '/manage/v1/providers?limit=200')).body as { data: Provider[] }).data.length;
+    const down = await api('POST', '/manage/v1/providers', { vendor: 'openai', api_key: 'sk-unreachable-000000' });
+    assert.equal(down.status, 502, down.text);
+    const err = (down.body as { error: { code: string; param: string; message: string } }).error;
+    assert.equal(err.code, 'provider_unreachable');
+    assert.equal(err.param, 'base_url');
+    assert.match(err.message, /could not be reached.*not checked.*"verify": false/);
+    assert.doesNotMatch(err.message, /rejected/);
+    const after = ((await api('GET', '/manage/v1/providers?limit=200')).body as { data: Provider[] }).data.length;
+    assert.equal(after, before, 'nothing is stored');
+    const stored = await api('POST', '/manage/v1/providers', {
+      vendor: 'openai',
+      api_key: 'sk-unreachable-000000',
+      verify: false,
+    });
+    assert.equal(stored.status, 201, stored.text);
+    const id = (stored.body as Provider).id;
+    const rotate = await api('PATCH', `/manage/v1/providers/${id}`, { api_key: 'sk-unreachable-111111' });
+    assert.equal(rotate.status, 502, rotate.text);
+    assert.match(rotate.text, /the current key stays in use/);
+    assert.equal((await api('DELETE', `/manage/v1/providers/${id}`)).status, 200);
+  });
+
   test('the list is paginated like every other list', async () => {
     const first = (await api('GET', '/manage/v1/providers?limit=3')).body as {
       data: Provider[];

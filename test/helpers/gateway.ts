@@ -35,9 +35,17 @@ export interface Gateway {
 
 const DEFAULT_ADMIN_KEY = 'sy-test-admin-key-0123456789';
 
-/** A verifier that accepts any key except ones containing "bad" (no network). */
-export const fakeKeyVerifier: KeyVerifier = async (_vendor, credential) =>
-  credential.apiKey.includes('bad') ? { ok: false, status: 401, message: 'Incorrect API key provided' } : { ok: true };
+/**
+ * A verifier without network: a key containing "bad" is refused, one containing "unreachable" finds
+ * no vendor to ask, any other is accepted.
+ */
+export const fakeKeyVerifier: KeyVerifier = async (_vendor, credential) => {
+  if (credential.apiKey.includes('bad'))
+    return { ok: false, outcome: 'refused', status: 401, message: 'Incorrect API key provided' };
+  if (credential.apiKey.includes('unreachable'))
+    return { ok: false, outcome: 'unreachable', status: 502, message: 'connect ECONNREFUSED' };
+  return { ok: true };
+};
 
 export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> {
   const ownsDir = opts.dataDir === undefined;

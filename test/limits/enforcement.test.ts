@@ -152,6 +152,44 @@ describe('budgets', () => {
     }
   });
 
+  test('a budget created with spend already past its marks announces where it stands, once', async () => {
+    const rx = await startReceiver();
+    try {
+      const ep = await api(env.gw, 'POST', '/manage/v1/webhooks/endpoints', {
+        url: rx.url,
+        event_types: ['budget.threshold_reached', 'budget.exceeded'],
+      });
+      const secret = (ep.json as Json).signing_secret as string;
+      const p = await project('late budgets');
+      for (let i = 0; i < 3; i++) {
+        const r = await chat(p.key, {});
+        assert.equal(r.status, 200);
+        await r.text();
+      }
+      // Three calls spent about $0.000004: past half of the first limit, past the whole second.
+      const scope = { type: 'project', id: p.id };
+      const half = await budget({ name: 'half', scope, period: 'daily', limit_usd: 0.000006 });
+      const over = await budget({ name: 'over', scope, period: 'daily', limit_usd: 0.000002 });
+      await waitFor('three events', () => (rx.received.length >= 3 ? true : undefined));
+      // Changing a budget rebuilds its spend again: nothing already announced is sent twice.
+      await api(env.gw, 'PATCH', `/manage/v1/budgets/${over.id}`, { name: 'over, renamed' });
+      await new Promise((r) => setTimeout(r, 500));
+      const events = rx.received.map((r) => verifyDelivery(secret, r));
+      const seen = events.map(
+        (e) => `${e.data.budget_id === half.id ? 'half' : 'over'} ${e.type} ${e.data.threshold ?? ''}`,
+      );
+      assert.deepEqual(seen.sort(), [
+        'half budget.threshold_reached 0.5',
+        'over budget.exceeded ',
+        'over budget.threshold_reached 1',
+      ]);
+      const blocked = await chat(p.key, {});
+      assert.equal(blocked.status, 402);
+    } finally {
+      await rx.close();
+    }
+  });
+
   test('a per-end-user budget blocks one user while another continues', async () => {
     const p = await project('users');
     // Room for one call each: $0.0000018 reserved (8 input tokens estimated, max_tokens 1), $0.00000075 spent.

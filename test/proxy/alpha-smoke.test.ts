@@ -49,3 +49,34 @@ describe('alpha chat through the gateway to every vendor', () => {
     });
   }
 });
+
+describe('model names as LiteLLM users write them', () => {
+  const names: Array<[string, string]> = [
+    ['gemini/gemini-2.0-flash', 'google'],
+    ['vertex_ai/gemini-2.0-flash', 'google'],
+    ['azure/gpt-4o-mini', 'azure-openai'],
+    ['bedrock/amazon.nova-lite-v1:0', 'bedrock'],
+    ['together_ai/meta-llama/Llama-3.3-70B-Instruct-Turbo', 'together'],
+    ['fireworks_ai/accounts/fireworks/models/llama-v3p1-70b-instruct', 'fireworks'],
+  ];
+  for (const [model, vendor] of names) {
+    test(`${model} reaches ${vendor}`, async () => {
+      const { data, response } = await client.chat.completions
+        .create({ model, messages: [{ role: 'user', content: 'hello there' }] })
+        .withResponse();
+      assert.equal(data.choices[0].message.content, 'Echo: hello there');
+      assert.equal(response.headers.get('x-svc-provider'), vendor);
+    });
+  }
+
+  test('an unknown prefix is model_not_found naming it and the accepted ones', async () => {
+    const err = await client.chat.completions
+      .create({ model: 'huggingface/zephyr-7b', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e);
+    assert.ok(err instanceof OpenAI.APIError, String(err));
+    assert.equal(err.status, 400);
+    assert.equal(err.code, 'model_not_found');
+    assert.match(err.message, /"huggingface\/" names no vendor/);
+    assert.match(err.message, /gemini\/, vertex_ai\/, azure\/, together_ai\/, fireworks_ai\//);
+  });
+});
