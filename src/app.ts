@@ -190,3 +190,4 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   });
   return app;
 }
+    files: svc.stores.files,

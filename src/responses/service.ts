@@ -18,6 +18,7 @@ import {
   finishRaw,
   type RawReply,
   type RawServed,
+  refuseRaw,
   runPinnedCall,
   runRawCall,
 } from '../pipeline/raw-call.ts';
@@ -25,10 +26,12 @@ import type { ProxyInput } from '../pipeline/types.ts';
 import { formatCostHeader } from '../providers/catalog/cost.ts';
 import { contentTypeOf, sendRaw } from '../providers/openai-compatible/raw-api.ts';
 import type { VendorId } from '../providers/types.ts';
+import type { FileStore } from '../store/files.ts';
 import type { ResponseRecord, ResponseStore } from '../store/responses.ts';
 import { fromJsonText, isRecord } from '../util/json.ts';
 import { BackgroundCompletion } from './background.ts';
 import { completedEvents, cost, notFound, targetOf } from './objects.ts';
+import { checkReferences } from './references.ts';
 import { ResponseStreamTap, type ResponseSummary, summarize, TERMINAL_STATUSES } from './stream-tap.ts';
 
 export { POLL_JOB } from './background.ts';
@@ -38,6 +41,8 @@ export const RESPONSES_VENDORS: readonly VendorId[] = ['openai', 'azure-openai']
 export interface ResponsesDeps {
   pipeline: PipelineDeps;
   store: ResponseStore;
+  /** Where `input_file` ids are checked against the caller's project (references.ts). */
+  files: Pick<FileStore, 'get'>;
   jobs: JobQueue;
   /** First pause between polls of a background response; doubles up to 30 s. */
   pollMs: number;
@@ -83,6 +88,20 @@ export class Responses {
     const b = isRecord(body) ? body : {};
     const model = typeof b.model === 'string' ? b.model : '';
     const input = typeof b.input === 'string' ? b.input : JSON.stringify(b.input ?? '');
+    if (headerValue(c.headers, 'x-svc-provider-key') === undefined) {
+      const refused = await checkReferences(c.principal, b, {
+        response: (orgId, id) => this.#d.store.get(orgId, id),
+        file: (orgId, id) => this.#d.files.get(orgId, id),
+      }).then(
+        () => undefined,
+        (err: unknown) => {
+          if (err instanceof GatewayError)
+            return refuseRaw(this.#input(c, body), 'response_create', err, this.#d.pipeline);
+          throw err;
+        },
+      );
+      if (refused !== undefined) return refused;
+    }
     const result = await runRawCall(
       this.#input(c, body),
       {

@@ -164,6 +164,49 @@ for (const d of await dialects()) {
       assert.equal((await sdk(env, a.key).responses.retrieve(mine.id)).id, mine.id);
     });
 
+    test("another project's response and file ids never reach the vendor: refused as unknown ones are", async () => {
+      const a = await project(env.gw, `ref-a-${d.name}`);
+      const b = await project(env.gw, `ref-b-${d.name}`);
+      const mine = await sdk(env, a.key).responses.create({ model: MODEL, input: 'remember: blue' });
+      const file = await sdk(env, a.key).files.create({
+        file: new File(['private notes'], 'notes.txt', { type: 'text/plain' }),
+        purpose: 'user_data',
+      });
+      // The owner chains on its own response.
+      const next = await sdk(env, a.key).responses.create({
+        model: MODEL,
+        input: 'and?',
+        previous_response_id: mine.id,
+      });
+      assert.equal(next.status, 'completed');
+      const asked = env.fake.requests().length;
+      const post = (body: object) =>
+        raw(env.gw, 'POST', '/alpha/v1/responses', {
+          key: b.key,
+          body: JSON.stringify({ model: MODEL, ...body }),
+          headers: { 'content-type': 'application/json' },
+        });
+      const foreign = await post({ input: 'what colour?', previous_response_id: mine.id });
+      const unknown = await post({ input: 'what colour?', previous_response_id: 'resp_made_up' });
+      for (const r of [foreign, unknown]) {
+        assert.equal(r.status, 400, r.text);
+        const err = r.json?.error as { type: string; param: string; message: string };
+        assert.equal(err.type, 'invalid_request_error');
+        assert.equal(err.param, 'previous_response_id');
+        assert.equal((await logRow(env.gw, r.requestId)).status_code, 400);
+      }
+      // The same words for both, but for the id itself: nothing tells that the first one exists.
+      assert.equal(
+        (foreign.json?.error as { message: string }).message.replace(mine.id, 'ID'),
+        (unknown.json?.error as { message: string }).message.replace('resp_made_up', 'ID'),
+      );
+      const input = [{ role: 'user', content: [{ type: 'input_file', file_id: file.id }] }];
+      const stolenFile = await post({ input });
+      assert.equal(stolenFile.status, 400, stolenFile.text);
+      assert.equal((stolenFile.json?.error as { param: string }).param, 'input');
+      assert.equal(env.fake.requests().length, asked, 'none of the refused calls reached the vendor');
+    });
+
     test('azure-openai serves responses too; a model of another family is a 400 that says why', async () => {
       const r = await sdk(env).responses.create({ model: 'azure-openai/gpt-4o-mini', input: 'hi' });
       assert.equal(r.status, 'completed');
