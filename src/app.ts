@@ -191,3 +191,4 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   return app;
 }
     files: svc.stores.files,
+    logBodyMaxChars: config.logBodyMaxBytes,

@@ -27,12 +27,30 @@ export interface CompletionDeps {
   store: ResponseStore;
   jobs: JobQueue;
   pollMs: number;
+  /**
+   * The most of a request body a log row keeps (SWITCHYARD_LOG_BODY_MAX_KB): a held create call
+   * keeps no more of its body than that, since it may wait a day for its response to finish.
+   */
+  logBodyMaxChars: number;
 }
 
 /** A create call waiting for its background response to finish, on the instance that took it. */
 interface Pending {
   served: RawServed;
   timer: NodeJS.Timeout;
+}
+
+/**
+ * Drops what a held call's log row will not keep: the parsed body, and the raw text past the log's
+ * cut. The row still shows a cut body (its length then counts the held text, not the original).
+ */
+function shrinkBody(served: RawServed, maxChars: number): void {
+  const { call } = served;
+  const text = call.rawBody ?? (call.body === undefined ? undefined : JSON.stringify(call.body));
+  if (text !== undefined && text.length > maxChars)
+    call.rawBody = `${text.slice(0, maxChars)}…[truncated: ${text.length} characters]`;
+  else call.rawBody = text;
+  call.body = null;
 }
 
 export class BackgroundCompletion {
@@ -45,6 +63,7 @@ export class BackgroundCompletion {
 
   /** Keeps the create call of a running response until it completes (or the poll gives up). */
   hold(id: string, served: RawServed): void {
+    shrinkBody(served, this.#d.logBodyMaxChars);
     // The timer never keeps the process alive.
     const timer = setTimeout(() => this.#release(id), GIVE_UP_MS);
     timer.unref();

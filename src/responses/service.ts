@@ -46,6 +46,8 @@ export interface ResponsesDeps {
   jobs: JobQueue;
   /** First pause between polls of a background response; doubles up to 30 s. */
   pollMs: number;
+  /** See CompletionDeps.logBodyMaxChars. */
+  logBodyMaxChars: number;
   onError(err: unknown): void;
 }
 
