@@ -55,7 +55,7 @@ export function benchRow(
   return {
     // A real request id (ULID of the creation time): the log list maps time ranges to id ranges.
     id: `req_${ulid(Date.parse(createdAt)).toLowerCase()}`,
-    requestType: model.startsWith('text-embedding') ? 'embeddings' : 'chat',
+    requestType: model.startsWith('text-embedding') ? 'embedding' : 'chat_completion',
     orgId: 'org_bench',
     projectId: PROJECTS[Math.floor(rnd() * PROJECTS.length)] ?? null,
     apiKeyId: 'key_bench',

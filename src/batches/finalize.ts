@@ -5,8 +5,9 @@
 // has an id made from the batch and its finalizing time, so a run that repeats this after a crash
 // writes the same row again, which the log store keeps once.
 import type { JsonObject } from '../ir/types.ts';
-import { endpointRecord } from '../pipeline/endpoint-record.ts';
+import { type EndpointOutcome, endpointRecord } from '../pipeline/endpoint-record.ts';
 import type { DomainEvent, DomainEventType } from '../ports/domain-events.ts';
+import { resolveDirectModel } from '../providers/registry.ts';
 import type { BatchRecord, ItemRecord } from '../store/batches.ts';
 import { holdFile } from '../store/file-blobs.ts';
 import { idAt } from '../util/ids.ts';
@@ -83,6 +84,19 @@ async function writeFiles(deps: BatchDeps, b: BatchRecord): Promise<{ output: st
   return { output: b.succeeded > 0 ? await held('output') : null, error: failed > 0 ? await held('error') : null };
 }
 
+/**
+ * The model columns of the batch's row as a direct call of its model fills them: the name as
+ * written, the vendor's own model id and the vendor as sent. Analytics group on the model used, so
+ * `openai/gpt-4o-mini` in a batch and in a chat call land in one group. A routing config (`@slug`)
+ * or an unknown name has no single model used, like a call refused before routing.
+ */
+export function batchModel(
+  model: string | null,
+): Required<Pick<EndpointOutcome, 'modelRequested' | 'modelUsed' | 'provider'>> {
+  const direct = model === null ? undefined : resolveDirectModel(model);
+  return { modelRequested: model ?? '', modelUsed: direct?.model ?? null, provider: direct?.vendorAsSent ?? null };
+}
+
 /** Logs the batch's row: its items' summed usage and cost, under an id only this batch has. */
 export function recordBatchCost(deps: BatchDeps, b: BatchRecord, status: string, at: number): void {
   const principal = { orgId: b.orgId, projectId: b.projectId, keyId: b.keyId, rateLimits: null };
@@ -97,8 +111,7 @@ export function recordBatchCost(deps: BatchDeps, b: BatchRecord, status: string,
   deps.record(
     endpointRecord(call, {
       status: 200,
-      modelRequested: b.model ?? '',
-      modelUsed: b.model,
+      ...batchModel(b.model),
       usage: { input: b.inputTokens, output: b.outputTokens },
       costUsd: b.costUsd,
       trace: {

@@ -9,13 +9,20 @@
 // - grouped by end user or a tag key without a tags filter: `users` / `tags` give the named
 //   groups, and the group `null` (rows without an end user / that tag) is `rollups` minus them.
 //   Counts and histogram bins are plain sums, so the subtraction is exact.
+//
+// Which calls count: by default the inference calls (INFERENCE_REQUEST_TYPES), so that polling a
+// batch or listing files does not read as traffic; `requestTypes` picks others. Every read filters
+// on the rollups' request_type, so the subtraction above stays within the same types.
 
 import { DAY, HOUR } from '../store/rollups.ts';
 import { addHist, histogramPercentiles } from '../store/rollups-histogram.ts';
 import type { AnalyticsStore, RollupCell, RollupDim, RollupQuery, RollupTableName } from '../store/rollups-read.ts';
+import { type RequestTypeFilter, typesToRead, UNTYPED } from './report-request-types.ts';
 
 export type Granularity = 'hour' | 'day';
-export type GroupBy = { kind: 'model' | 'provider' | 'project' | 'end_user' } | { kind: 'tag'; key: string };
+export type GroupBy =
+  | { kind: 'model' | 'provider' | 'project' | 'end_user' | 'request_type' }
+  | { kind: 'tag'; key: string };
 
 export interface ReportRequest {
   orgId: string;
@@ -27,6 +34,8 @@ export interface ReportRequest {
   groupBy: GroupBy | null;
   /** Rows must carry every pair. */
   tags: Record<string, string> | null;
+  /** Default: INFERENCE. */
+  requestTypes?: RequestTypeFilter;
   includeComparison: boolean;
 }
 
@@ -65,6 +74,8 @@ export interface ReportPeriod {
 export interface Report extends ReportPeriod {
   granularity: Granularity;
   group_by: string | null;
+  /** The request types counted; null = every type. */
+  request_types: string[] | null;
   comparison?: ReportPeriod;
 }
 
@@ -99,6 +110,7 @@ const GROUP_COLUMN: Record<GroupBy['kind'], RollupDim> = {
   provider: 'provider',
   project: 'project_id',
   end_user: 'end_user',
+  request_type: 'request_type',
   tag: 'tagset',
 };
 
@@ -239,7 +251,14 @@ async function period(
 
   const reads = ranges(from, to, req.granularity).flatMap((r) =>
     sources(req).map(async (s) => {
-      const q: RollupQuery = { orgId: req.orgId, projectId: req.projectId, ...r, dims: s.dims, table: s.table };
+      const q: RollupQuery = {
+        orgId: req.orgId,
+        projectId: req.projectId,
+        ...r,
+        dims: s.dims,
+        table: s.table,
+        requestTypes: typesToRead(req.requestTypes),
+      };
       return { s, cells: await store.cells(q) };
     }),
   );
@@ -325,9 +344,11 @@ export async function analyticsReport(store: AnalyticsStore, req: ReportRequest)
   const grouped = req.groupBy !== null;
   const current = period(store, req, from, to, grouped);
   const previous = req.includeComparison ? period(store, req, from - (to - from), from, grouped) : undefined;
+  const types = typesToRead(req.requestTypes);
   const report: Report = {
     granularity: req.granularity,
     group_by: groupByLabel(req.groupBy),
+    request_types: types === undefined ? null : types.filter((t) => t !== UNTYPED),
     ...(await current),
   };
   if (previous) report.comparison = await previous;

@@ -11,6 +11,7 @@ import {
   type GroupBy,
   type ReportRequest,
 } from '../logs/analytics-report.ts';
+import { ALL_TYPES, INFERENCE, INFERENCE_REQUEST_TYPES, type RequestTypeFilter } from '../logs/report-request-types.ts';
 import { notFound } from './access.ts';
 import { defineOperation, type Operation } from './operation.ts';
 import { Nullable, Timestamp } from './schemas.ts';
@@ -60,6 +61,7 @@ const Period = {
 const Report = Type.Object({
   granularity: Type.String(),
   group_by: Nullable(Type.String()),
+  request_types: Nullable(Type.Array(Type.String(), { description: 'The request types counted; null = all' })),
   ...Period,
   comparison: Type.Optional(Type.Object(Period, { description: 'The period of equal length just before' })),
 });
@@ -84,7 +86,14 @@ const Query = Type.Object(
     group_by: Type.Optional(
       Type.String({
         maxLength: 200,
-        description: 'model | provider | project | end_user | tag:<key>; every point then carries `group`',
+        description:
+          'model | provider | project | end_user | request_type | tag:<key>; every point then carries `group`',
+      }),
+    ),
+    request_type: Type.Optional(
+      Type.String({
+        maxLength: 2000,
+        description: `Comma-separated request types to count; \`${INFERENCE}\` (the default) stands for ${INFERENCE_REQUEST_TYPES.join(', ')}; \`${ALL_TYPES}\` counts every type`,
       }),
     ),
     tags: Type.Optional(
@@ -107,11 +116,30 @@ function parseTime(name: string, text: string): number {
   return ms;
 }
 
+const GROUP_KINDS = new Set(['model', 'provider', 'project', 'end_user', 'request_type'] as const);
+
 function parseGroupBy(text: string | undefined): GroupBy | null {
   if (text === undefined || text === '') return null;
-  if (text === 'model' || text === 'provider' || text === 'project' || text === 'end_user') return { kind: text };
+  for (const kind of GROUP_KINDS) if (text === kind) return { kind };
   if (text.startsWith('tag:') && text.length > 4) return { kind: 'tag', key: text.slice(4) };
-  return bad('group_by', `must be one of model, provider, project, end_user or tag:<key>, got '${text}'`);
+  return bad('group_by', `must be one of ${[...GROUP_KINDS].join(', ')} or tag:<key>, got '${text}'`);
+}
+
+// The shape of every request_type the gateway logs; anything else is a typo that would count nothing.
+const TYPE_NAME = /^[a-z][a-z0-9_]{0,63}$/;
+
+function parseRequestTypes(text: string | undefined): RequestTypeFilter | undefined {
+  if (text === undefined || text.trim() === '') return undefined;
+  const names = text.split(',').map((t) => t.trim());
+  for (const n of names) {
+    if (!TYPE_NAME.test(n)) {
+      bad(
+        'request_type',
+        `expected request types such as chat_completion,batch_retrieve, ${INFERENCE} or ${ALL_TYPES}, got '${n}'`,
+      );
+    }
+  }
+  return names.includes(ALL_TYPES) ? ALL_TYPES : names;
 }
 
 function parseTags(text: string | undefined): Record<string, string> | null {
@@ -156,6 +184,10 @@ const getAnalyticsReport = defineOperation({
   summary: 'Requests, cost, tokens, errors and latency percentiles per hour or day',
   description:
     'Read from rollups kept as requests are logged, so reports cover periods whose raw logs have expired. ' +
+    `By default only inference calls count (request_type ${INFERENCE_REQUEST_TYPES.join(', ')}, and rows rolled up ` +
+    'before request types were kept); polls and listings such as batch_retrieve, response_retrieve or file_list do not. ' +
+    `request_type names the types to count instead (comma-separated; ${INFERENCE} stands for the default list, ` +
+    `${ALL_TYPES} for every type). ` +
     'Without group_by the series has every bucket of the window; with it, one point per bucket and group that ' +
     'had requests. Per organization and UTC day at most 1000 end users and 200 tag sets are kept apart; later ' +
     "ones are reported as group 'other' (and do not match a tags filter). A project-scoped key sees its own project only.",
@@ -182,6 +214,7 @@ const getAnalyticsReport = defineOperation({
       granularity,
       groupBy: parseGroupBy(query.group_by),
       tags: parseTags(query.tags),
+      requestTypes: parseRequestTypes(query.request_type),
       includeComparison: query.include_comparison === true,
     };
     // Rows are written behind responses: flush so that a report right after a call includes it.

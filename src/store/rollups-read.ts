@@ -4,7 +4,7 @@ import { type RawBuilder, sql } from 'kysely';
 import type { Db } from './db.ts';
 
 /** The key columns a read can keep apart (each table has only some of them, see RollupQuery.table). */
-export type RollupDim = 'project_id' | 'model' | 'provider' | 'end_user' | 'tagset';
+export type RollupDim = 'project_id' | 'request_type' | 'model' | 'provider' | 'end_user' | 'tagset';
 
 export type RollupTableName = 'rollups' | 'tags' | 'users';
 
@@ -18,9 +18,12 @@ export interface RollupQuery {
   to: number;
   /** Columns kept apart; every other key column is summed over. */
   dims: readonly RollupDim[];
+  /** Only rows of these request types ('' = rolled up before types were kept); undefined = all. */
+  requestTypes?: readonly string[];
   /**
    * `rollups`: every row, by model, provider, status; `tags`: rows with tags, by model, provider,
-   * tag set; `users`: rows with an end user, by end user and tag set. All three have the project.
+   * tag set; `users`: rows with an end user, by end user and tag set. All three have the project
+   * and the request type.
    */
   table: RollupTableName;
 }
@@ -47,12 +50,14 @@ type Row = Record<string, string | number | null>;
 
 function where(q: RollupQuery): RawBuilder<unknown> {
   const project = q.projectId === undefined ? sql`` : sql` AND project_id = ${q.projectId}`;
-  return sql`WHERE org_id = ${q.orgId} AND grain = ${q.grain} AND period_start >= ${q.from} AND period_start < ${q.to}${project}`;
+  const types = q.requestTypes === undefined ? sql`` : sql` AND request_type IN (${sql.join([...q.requestTypes])})`;
+  return sql`WHERE org_id = ${q.orgId} AND grain = ${q.grain} AND period_start >= ${q.from} AND period_start < ${q.to}${project}${types}`;
 }
 
 export function createAnalyticsStore(db: Db): AnalyticsStore {
   return {
     async cells(q) {
+      if (q.requestTypes?.length === 0) return [];
       const table = `analytics_${q.table}`;
       const dims = q.dims.map((d, i) => sql`, ${sql.ref(d)} AS ${sql.ref(`d${i}`)}`);
       // Histograms are summed in the caller, so rows are not grouped here: SQL cannot add them up

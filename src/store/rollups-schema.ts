@@ -1,5 +1,5 @@
-// Table shapes of the analytics rollups (migration 040), merged into the shared Database type with
-// `db.withTables<RollupTables>()`. `grain` is the period length in seconds (3600 or 86400) and
+// Table shapes of the analytics rollups (migrations 040 and 130), merged into the shared Database
+// type with `db.withTables<RollupTables>()`. `grain` is the period length in seconds (3600 or 86400) and
 // `period_start` its start in Unix seconds; '' stands for "none" in the text key columns because
 // a primary key cannot hold NULL.
 export type RollupKeyColumns = {
@@ -7,6 +7,8 @@ export type RollupKeyColumns = {
   grain: number;
   period_start: number;
   project_id: string;
+  /** The log row's request_type; '' for rows rolled up before migration 130 kept it. */
+  request_type: string;
   model: string;
   provider: string;
 };

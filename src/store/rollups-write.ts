@@ -25,7 +25,7 @@ import type { Database } from './schema.ts';
 
 type Tx = Kysely<Database & RollupTables>;
 
-// Stays well under PostgreSQL's limit on bound parameters per statement (13 columns x 500).
+// Stays well under PostgreSQL's limit on bound parameters per statement (14 columns x 500).
 const UPSERT_CHUNK = 500;
 
 const admittedKey = (orgId: string, day: number, dim: Dim, value: string) => `${orgId}\n${day}\n${dim}\n${value}`;

@@ -8,6 +8,10 @@
 // TAGSET_LIMIT distinct tag sets (the row's whole tag object) are kept apart; later newcomers that
 // day are counted under `other`, as is any value longer than MAX_VALUE_LENGTH. The bound is per day
 // rather than per hour so that hourly and daily rows always agree.
+//
+// Every table is also keyed by the row's request_type (migration 130), so that a report can count
+// inference apart from polls and listings (src/logs/report-request-types.ts). The gateway logs
+// some twenty types, set by its code rather than by callers, so this needs no bound.
 import { latencyBin } from './rollups-histogram.ts';
 
 export const HOUR = 3600;
@@ -25,6 +29,7 @@ export const DIM_LIMITS: Record<Dim, number> = { end_user: END_USER_LIMIT, tagse
 
 /** The request-log columns a rollup reads, as stored. */
 export interface RollupSource {
+  request_type: string;
   org_id: string;
   project_id: string | null;
   model_used: string | null;
@@ -50,6 +55,7 @@ export function sourceReader(columns: readonly string[]): (values: readonly Cell
     return i;
   };
   const idx = {
+    request_type: at('request_type'),
     org_id: at('org_id'),
     project_id: at('project_id'),
     model_used: at('model_used'),
@@ -67,6 +73,7 @@ export function sourceReader(columns: readonly string[]): (values: readonly Cell
   const text = (v: Cell | undefined) => (v === null || v === undefined ? null : String(v));
   const num = (v: Cell | undefined) => (v === null || v === undefined ? 0 : Number(v));
   return (v) => ({
+    request_type: String(v[idx.request_type] ?? ''),
     org_id: String(v[idx.org_id]),
     project_id: text(v[idx.project_id]),
     model_used: text(v[idx.model_used]),
@@ -90,7 +97,7 @@ export interface RollupTableSpec {
   add: readonly string[];
 }
 
-const PERIOD = ['org_id', 'grain', 'period_start', 'project_id'] as const;
+const PERIOD = ['org_id', 'grain', 'period_start', 'project_id', 'request_type'] as const;
 const BASE_KEY = [...PERIOD, 'model', 'provider'] as const;
 const METRICS = ['requests', 'errors', 'input_tokens', 'output_tokens', 'cost_usd'] as const;
 
@@ -139,6 +146,7 @@ export type RollupWrites = { table: RollupTableSpec; rows: RollupRow[] }[];
 interface Fact {
   orgId: string;
   project: string;
+  requestType: string;
   model: string;
   provider: string;
   statusClass: number;
@@ -187,6 +195,7 @@ export class RollupBatch {
     this.#facts.push({
       orgId: r.org_id,
       project: r.project_id ?? '',
+      requestType: r.request_type,
       model: r.model_used ?? r.model_requested ?? '',
       provider: r.provider ?? '',
       statusClass: Math.floor(r.status_code / 100),
@@ -242,7 +251,7 @@ export class RollupBatch {
       const endUser = keep(f, 'end_user', f.endUser);
       const tagset = keep(f, 'tagset', f.tagset);
       for (const grain of GRAINS) {
-        const period = [f.orgId, grain, f.seconds - (f.seconds % grain), f.project];
+        const period = [f.orgId, grain, f.seconds - (f.seconds % grain), f.project, f.requestType];
         bump(0, [...period, f.model, f.provider, f.statusClass], f);
         if (tagset !== '') bump(1, [...period, f.model, f.provider, tagset], f);
         if (endUser !== '') bump(2, [...period, endUser, tagset], f);

@@ -2,6 +2,7 @@
 // from those rows: what the rollups must agree with (percentiles within the histogram's 2%).
 import assert from 'node:assert/strict';
 import type { Granularity, GroupBy, Report, ReportPoint } from '../../src/logs/analytics-report.ts';
+import { INFERENCE_REQUEST_TYPES, type RequestTypeFilter } from '../../src/logs/report-request-types.ts';
 import type { RequestLogRow } from '../../src/store/request-logs.ts';
 
 /** A deterministic generator, so a failure reproduces. */
@@ -23,7 +24,7 @@ export function logRow(over: Partial<RequestLogRow>): RequestLogRow {
   seq++;
   return {
     id: `req_fx${String(seq).padStart(8, '0')}${Math.random().toString(36).slice(2, 8)}`,
-    requestType: 'chat',
+    requestType: 'chat_completion',
     orgId: 'org_a',
     projectId: 'proj_1',
     apiKeyId: null,
@@ -68,13 +69,20 @@ export function variedRows(n: number, seed = 7): RequestLogRow[] {
     ['gemini-y', 'google'],
     [null, null],
   ] as const;
+  // Mostly inference, with the polls and listings a default report leaves out.
+  const types = [
+    ...['chat_completion', 'chat_completion', 'chat_completion', 'message', 'embedding', 'batch_execution'],
+    ...['batch_retrieve', 'file_list', 'response_retrieve'],
+  ];
   const rows: RequestLogRow[] = [];
   for (let i = 0; i < n; i++) {
     const [model, provider] = pick(rnd, models);
+    const requestType = pick(rnd, types);
     const r = rnd();
     const latency = r < 0.03 ? 0 : r < 0.06 ? 1 : r < 0.08 ? 30_000 + Math.floor(rnd() * 5000) : Math.exp(rnd() * 7);
     rows.push(
       logRow({
+        requestType,
         orgId: rnd() < 0.9 ? 'org_a' : 'org_b',
         projectId: pick(rnd, ['proj_1', 'proj_2', null]),
         modelRequested: model,
@@ -109,6 +117,15 @@ export interface ExactQuery {
   granularity: Granularity;
   groupBy: GroupBy | null;
   tags: Record<string, string> | null;
+  /** As ReportRequest.requestTypes: default the inference types. */
+  requestTypes?: RequestTypeFilter;
+}
+
+/** Whether a report asked for `filter` counts rows of `type` (written out here, not shared with src). */
+export function counts(filter: RequestTypeFilter | undefined, type: string): boolean {
+  if (filter === 'all') return true;
+  const names = filter ?? ['inference'];
+  return names.includes(type) || (names.includes('inference') && INFERENCE_REQUEST_TYPES.includes(type));
 }
 
 function groupValue(r: RequestLogRow, g: GroupBy): string | null {
@@ -117,6 +134,7 @@ function groupValue(r: RequestLogRow, g: GroupBy): string | null {
   else if (g.kind === 'model') v = r.modelUsed ?? r.modelRequested;
   else if (g.kind === 'provider') v = r.provider;
   else if (g.kind === 'project') v = r.projectId;
+  else if (g.kind === 'request_type') v = r.requestType;
   else v = r.endUser;
   return v === '' ? null : v;
 }
@@ -147,6 +165,7 @@ export function exactSeries(rows: RequestLogRow[], q: ExactQuery): Map<string, E
     const t = Date.parse(r.createdAt);
     if (r.orgId !== q.orgId || t < from || t >= to) continue;
     if (q.projectId !== undefined && r.projectId !== q.projectId) continue;
+    if (!counts(q.requestTypes, r.requestType)) continue;
     if (q.tags && !Object.entries(q.tags).every(([k, v]) => r.tags?.[k] === v)) continue;
     const bucket = new Date(Math.floor(t / step) * step).toISOString();
     const group = q.groupBy ? groupValue(r, q.groupBy) : null;

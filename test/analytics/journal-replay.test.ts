@@ -52,6 +52,7 @@ for (const d of await dialects()) {
         granularity: 'day' as const,
         groupBy: { kind: 'tag' as const, key: 'team' },
         tags: null,
+        requestTypes: 'all' as const,
         includeComparison: false,
       };
       const committed = await analyticsReport(t.handle.stores.analytics, q);

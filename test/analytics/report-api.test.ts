@@ -1,6 +1,6 @@
 // GET /manage/v1/analytics/report over HTTP and as the MCP tool get_analytics_report, on a live
-// gateway per dialect: the answer's shape, 400s naming the parameter, project-key isolation, and
-// rollups that outlive the raw rows.
+// gateway per dialect: the answer's shape, 400s naming the parameter, the request_type parameter,
+// project-key isolation, and rollups that outlive the raw rows.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -9,7 +9,7 @@ import type { Report } from '../../src/logs/analytics-report.ts';
 import type { RequestLogRow } from '../../src/store/request-logs.ts';
 import { dialects } from '../helpers/dialects.ts';
 import { call, type Gateway, startGateway } from '../helpers/gateway.ts';
-import { assertMatchesExact, T0, variedRows } from './fixtures.ts';
+import { assertMatchesExact, type ExactQuery, T0, variedRows } from './fixtures.ts';
 
 const START = new Date(T0 - 86_400_000).toISOString();
 const END = new Date(T0 + 2 * 86_400_000).toISOString();
@@ -83,6 +83,9 @@ for (const d of await dialects()) {
         [`start=${START}&end=${END}&tags=${encodeURIComponent('{"n":1}')}`, 'tags'],
         ['start=yesterday', 'start'],
         ['end=2025-13-01T00:00:00Z', 'end'],
+        [`start=${START}&end=${END}&request_type=batch%20retrieve`, 'request_type'],
+        [`start=${START}&end=${END}&request_type=chat_completion,,message`, 'request_type'],
+        [`start=${START}&end=${END}&request_type=Batch_Retrieve`, 'request_type'],
         [`start=${START}&end=${END}&granularity=week`, 'granularity'],
         [`start=${START}&end=${END}&include_comparison=maybe`, 'include_comparison'],
       ];
@@ -97,6 +100,29 @@ for (const d of await dialects()) {
       }
       const unknown = await get(`start=${START}&end=${END}&project_id=proj_nope`);
       assert.equal(unknown.status, 404, unknown.text);
+    });
+
+    test('request_type: inference by default, a list of names, `inference` among them, or `all`', async () => {
+      const q = { orgId, start: Date.parse(START), end: Date.parse(END), granularity: 'day' as const, tags: null };
+      const cases: [string, ExactQuery['requestTypes']][] = [
+        ['', undefined],
+        ['&request_type=inference', undefined],
+        ['&request_type=batch_retrieve', ['batch_retrieve']],
+        ['&request_type=inference,%20file_list', ['inference', 'file_list']],
+        ['&request_type=all', 'all'],
+        ['&request_type=file_list,all', 'all'],
+      ];
+      for (const [param, requestTypes] of cases) {
+        const res = await get(`start=${START}&end=${END}&granularity=day&group_by=request_type${param}`);
+        assert.equal(res.status, 200, res.text);
+        const r = res.body as Report;
+        assertMatchesExact(r, rows, { ...q, groupBy: { kind: 'request_type' }, requestTypes }, `request_type ${param}`);
+        assert.ok(r.totals.requests > 0, param);
+      }
+      const polls = (await get(`start=${START}&end=${END}&request_type=batch_retrieve`)).body as Report;
+      assert.deepEqual(polls.request_types, ['batch_retrieve']);
+      const every = (await get(`start=${START}&end=${END}&request_type=all`)).body as Report;
+      assert.equal(every.request_types, null);
     });
 
     test('a project-scoped key sees only its own project', async () => {

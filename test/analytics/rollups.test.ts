@@ -1,10 +1,12 @@
 // The analytics report from rollups against an exact computation over the same rows, on every
 // dialect: every group_by, the tags filter, day buckets with partial edge days, comparison periods,
-// percentiles within 2%, replayed rows counted once, and the cardinality bounds.
+// percentiles within 2%, replayed rows counted once, the cardinality bounds, and the request types
+// a report counts (inference by default, others by name).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import SQLite from 'better-sqlite3';
 import { analyticsReport, type Granularity, type GroupBy, type Report } from '../../src/logs/analytics-report.ts';
+import { INFERENCE_REQUEST_TYPES, type RequestTypeFilter } from '../../src/logs/report-request-types.ts';
 import { sqliteLogBatchInsert } from '../../src/store/request-log-sqlite.ts';
 import { logValues } from '../../src/store/request-logs.ts';
 import { END_USER_LIMIT, TAGSET_LIMIT } from '../../src/store/rollups.ts';
@@ -18,6 +20,7 @@ const GROUPS: (GroupBy | null)[] = [
   { kind: 'provider' },
   { kind: 'project' },
   { kind: 'end_user' },
+  { kind: 'request_type' },
   { kind: 'tag', key: 'team' },
   { kind: 'tag', key: 'env' },
 ];
@@ -39,7 +42,7 @@ function report(t: TestDb, q: ExactQuery, includeComparison = false): Promise<Re
 }
 
 const label = (q: ExactQuery) =>
-  `${q.granularity} group=${q.groupBy ? JSON.stringify(q.groupBy) : '-'} tags=${JSON.stringify(q.tags)} project=${q.projectId ?? '-'}`;
+  `${q.granularity} group=${q.groupBy ? JSON.stringify(q.groupBy) : '-'} tags=${JSON.stringify(q.tags)} project=${q.projectId ?? '-'} types=${JSON.stringify(q.requestTypes ?? 'default')}`;
 
 for (const d of await dialects()) {
   describe(`analytics rollups on ${d.name}`, { skip: d.skip }, () => {
@@ -79,6 +82,41 @@ for (const d of await dialects()) {
       assert.equal(none.totals.requests, 0);
       assert.equal(none.series.length, 71, 'the ungrouped series has every hour of the widened window');
       assert.ok(none.series.every((p) => p.requests === 0 && p.p50_latency_ms === null));
+    });
+
+    test('by default only inference counts; request_type names what else to count', async () => {
+      const filters: RequestTypeFilter[] = [
+        'all',
+        ['batch_retrieve'],
+        ['inference', 'file_list'],
+        ['file_list', 'response_retrieve'],
+        ['no_such_type'],
+      ];
+      const groups: (GroupBy | null)[] = [null, { kind: 'model' }, { kind: 'request_type' }, { kind: 'end_user' }];
+      for (const requestTypes of filters) {
+        for (const groupBy of groups) {
+          for (const tags of [null, { team: 'a' }]) {
+            const q = query({ granularity: 'day', groupBy, tags, requestTypes });
+            assertMatchesExact(await report(t, q), rows, q, label(q));
+          }
+        }
+      }
+      const inWindow = rows.filter((r) => {
+        const at = Date.parse(r.createdAt);
+        return (
+          r.orgId === 'org_a' && at >= Math.floor(START / HOUR_MS) * HOUR_MS && at < Math.ceil(END / HOUR_MS) * HOUR_MS
+        );
+      });
+      const polls = inWindow.filter((r) => !INFERENCE_REQUEST_TYPES.includes(r.requestType)).length;
+      assert.ok(polls > 0, 'the fixture has polls and listings');
+      const all = await report(t, query({ requestTypes: 'all' }));
+      const byDefault = await report(t, query());
+      assert.equal(all.totals.requests - byDefault.totals.requests, polls);
+      assert.deepEqual(byDefault.request_types, INFERENCE_REQUEST_TYPES);
+      assert.equal(all.request_types, null);
+      const byType = await report(t, query({ groupBy: { kind: 'request_type' } }));
+      const types = new Set(byType.series.map((p) => p.group));
+      assert.deepEqual([...types].sort(), ['batch_execution', 'chat_completion', 'embedding', 'message']);
     });
 
     test('include_comparison adds the period of equal length just before', async () => {

@@ -13,6 +13,7 @@ import * as m090 from './090_request_log_cache.ts';
 import * as m100 from './100_files.ts';
 import * as m110 from './110_batches.ts';
 import * as m120 from './120_responses.ts';
+import * as m130 from './130_rollup_request_type.ts';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -28,6 +29,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '100_files': m100,
   '110_batches': m110,
   '120_responses': m120,
+  '130_rollup_request_type': m130,
 };
 
 /**
