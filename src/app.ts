@@ -12,11 +12,13 @@ import { registerBodyBudget } from './http/body-budget.ts';
 import { registerErrorHandlers } from './http/error-handler.ts';
 import { filesRoutes } from './http/files-routes.ts';
 import { registerJsonParser } from './http/json-body.ts';
+import { DEFAULT_LINGER_MS, registerLingeringClose } from './http/linger.ts';
 import { registerLogExport } from './http/logs-export.ts';
 import { registerMcpRoutes } from './http/mcp.ts';
 import { registerMetricsRoute } from './http/metrics-route.ts';
 import { passthroughRoutes } from './http/passthrough-routes.ts';
 import { InFlight, proxyRoutes } from './http/proxy-routes.ts';
+import { registerRequestIds } from './http/request-id.ts';
 import { registerOperationRoutes } from './http/rest.ts';
 import { rootAlias, rootDocument } from './http/root-alias.ts';
 import { onClientError, onFrameworkError } from './http/transport-errors.ts';
@@ -72,12 +74,8 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   app.decorateRequest('rawBody', undefined);
   app.decorateRequest('svcId', '');
 
-  // Set on the raw response so the header also survives hijacked replies (MCP, streams).
-  app.addHook('onRequest', (request, reply, done) => {
-    request.svcId = request.id;
-    reply.raw.setHeader('X-Svc-Request-Id', request.id);
-    done();
-  });
+  registerRequestIds(app);
+  registerLingeringClose(app, { maxBytes: config.maxBodyBytes, maxMs: DEFAULT_LINGER_MS });
   registerBodyBudget(app, config.bodyBudgetBytes, config.maxBodyBytes);
   registerJsonParser(app);
   registerValidators(app);
@@ -176,8 +174,10 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   const responses = new Responses({
     pipeline,
     store: svc.stores.responses,
+    files: svc.stores.files,
     jobs: svc.jobs,
     pollMs: config.responsePollMs,
+    logBodyMaxChars: config.logBodyMaxBytes,
     onError: (err) => svc.logger.error({ err }, 'a stored-response record could not be written'),
   });
   svc.jobs.register(POLL_JOB, responses.poll);
@@ -190,5 +190,3 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   });
   return app;
 }
-    files: svc.stores.files,
-    logBodyMaxChars: config.logBodyMaxBytes,

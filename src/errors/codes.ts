@@ -57,7 +57,7 @@ export const ERROR_CODES = {
     status: 413,
     alpha: 'invalid_request_error',
     beta: 'request_too_large',
-    message: 'Request body is too large',
+    message: 'Request body is larger than the {limit} MB limit',
   },
   // Routing.
   unsupported_content: invalid('{message}'),
@@ -81,7 +81,6 @@ export const ERROR_CODES = {
   stream_not_supported: invalid('the {strategy} strategy needs whole answers before choosing one; send stream: false'),
   no_embeddings_api: invalid('vendor {vendor} has no embeddings API'),
   dimension_conflict: invalid('dimensions {requested} conflicts with the {pinned} pinned by routing config "{slug}"'),
-  model_context_window_exceeded: invalid('{message}'),
   no_eligible_candidate: {
     status: 503,
     alpha: 'api_error',

@@ -48,18 +48,32 @@ export function invalid(path: string, problem: string, code: ErrorCode = 'invali
 }
 
 /**
+ * The codes the gateway itself puts on a failed attempt (UpstreamErrorInfo.code) instead of an
+ * upstream's: a candidate that cannot serve, an answer the gateway refused. Any other code on an
+ * attempt is an upstream's own and is passed on as `upstream_rejected` / `upstream_error`. A test
+ * (test/families/error-registry.test.ts) checks that every code literal on an attempt failure in
+ * src/ is listed here.
+ */
+export const OWN_OUTCOME_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'dimension_mismatch',
+  'json_schema_validation_failed',
+  'no_eligible_candidate',
+  'no_embeddings_api',
+  'provider_not_configured',
+]);
+
+function isOwnOutcomeCode(code: string): code is ErrorCode {
+  return (OWN_OUTCOME_CODES as ReadonlySet<string>).has(code);
+}
+
+/**
  * What the caller sees for a failed upstream attempt: a 4xx keeps the upstream's status and words
  * (the caller's own key or request was refused), 429 keeps retry-after, a timeout is 504, anything
  * else (5xx, unreachable, malformed) is 502.
  */
 export function fromUpstream(info: UpstreamErrorInfo): GatewayError {
   // Outcomes the gateway itself produced keep their registry entry (status included).
-  if (
-    info.code === 'dimension_mismatch' ||
-    info.code === 'json_schema_validation_failed' ||
-    info.code === 'no_eligible_candidate'
-  )
-    return new GatewayError(info.code, { message: info.message });
+  if (info.code != null && isOwnOutcomeCode(info.code)) return new GatewayError(info.code, { message: info.message });
   if (info.kind === 'timeout') return new GatewayError('upstream_timeout', { message: info.message });
   if (info.status === 429) {
     return new GatewayError('rate_limit_exceeded', {

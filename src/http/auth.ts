@@ -27,6 +27,25 @@ function reject(reply: FastifyReply, message: string): void {
   sendCode(reply, 'invalid_api_key', { message });
 }
 
+/**
+ * Why no key was found, in the caller's terms. A key sent without its `Bearer ` scheme is the
+ * usual slip (curl -H "Authorization: $KEY"): saying "missing" would send the caller looking for
+ * a key they did send. The header's value is never echoed (it is a secret).
+ */
+export function missingKeyMessage(headers: FastifyRequest['headers']): string {
+  const auth = headers.authorization;
+  const value = typeof auth === 'string' ? auth.trim() : '';
+  if (value === '') return 'Missing API key: send "Authorization: Bearer <key>" or "x-api-key: <key>"';
+  const parts = value.split(/\s+/);
+  if (parts.length === 1 && parts[0].toLowerCase() === 'bearer')
+    return 'The Authorization header says "Bearer" but no key follows it: send "Authorization: Bearer <key>"';
+  if (parts.length === 1)
+    return 'The Authorization header has no "Bearer " prefix: send "Authorization: Bearer <key>" or "x-api-key: <key>"';
+  if (parts[0].toLowerCase() !== 'bearer')
+    return 'The Authorization header uses a scheme other than Bearer: send "Authorization: Bearer <key>" or "x-api-key: <key>"';
+  return 'The Authorization header holds more than "Bearer <key>": send exactly one key after "Bearer "';
+}
+
 export function registerAuth(app: FastifyInstance, principals: PrincipalMirror): void {
   app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
     // Both the matched route and the raw path are checked: unknown paths under a protected prefix
@@ -39,7 +58,7 @@ export function registerAuth(app: FastifyInstance, principals: PrincipalMirror):
     }
     const key = extractApiKey(request.headers);
     if (key === undefined) {
-      reject(reply, 'Missing API key: send "Authorization: Bearer <key>" or "x-api-key: <key>"');
+      reject(reply, missingKeyMessage(request.headers));
       return;
     }
     const accept = (p: Principal | undefined): void => {

@@ -12,7 +12,8 @@ import { type EndpointOutcome, endpointCall, recordEndpointCall } from '../pipel
 import { formatCostHeader } from '../providers/catalog/cost.ts';
 import { UpstreamTransportError } from '../providers/http.ts';
 import type { BatchFamily, BatchRecord } from '../store/batches.ts';
-import { sendError } from './errors.ts';
+import { isBetaPath, sendError } from './errors.ts';
+import { requireBody } from './json-body.ts';
 
 type IdRequest = FastifyRequest<{ Params: { id: string } }>;
 
@@ -42,7 +43,9 @@ export function batchRoutes(deps: PipelineDeps, batches: Batches) {
       requestType: string,
       run: () => Promise<Answer>,
     ): Promise<FastifyReply> => {
-      const call = endpointCall(requestType, req.principal, req.svcId, req.headers);
+      // Both families share the request types; the metrics tell them apart by this.
+      const callFamily = isBetaPath(req.url) ? 'beta' : 'alpha';
+      const call = endpointCall(requestType, req.principal, req.svcId, req.headers, callFamily);
       const record = (o: EndpointOutcome) => recordEndpointCall(deps, call, o);
       let answer: Answer;
       try {
@@ -113,13 +116,14 @@ export function batchRoutes(deps: PipelineDeps, batches: Batches) {
     });
 
     const alpha = family('alpha');
-    app.post('/alpha/v1/batches', alpha.create);
+    const json = { preValidation: requireBody };
+    app.post('/alpha/v1/batches', json, alpha.create);
     app.get('/alpha/v1/batches', alpha.list);
     app.get('/alpha/v1/batches/:id', alpha.get);
     app.post('/alpha/v1/batches/:id/cancel', alpha.cancel);
 
     const beta = family('beta');
-    app.post('/beta/v1/messages/batches', beta.create);
+    app.post('/beta/v1/messages/batches', json, beta.create);
     app.get('/beta/v1/messages/batches', beta.list);
     app.get('/beta/v1/messages/batches/:id', beta.get);
     app.post('/beta/v1/messages/batches/:id/cancel', beta.cancel);

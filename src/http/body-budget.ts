@@ -2,7 +2,8 @@
 // declared content-length (the per-request maximum when it streams without one) before its body
 // is read, and gives it back when its response is done. A request that does not fit is answered
 // 503 with retry-after at once, so a burst of large bodies queues at the client instead of
-// growing this process's memory.
+// growing this process's memory; the body it is still sending is read and dropped (linger.ts), so
+// the client can read that answer instead of losing it to a reset connection.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sendCode } from './errors.ts';
 
@@ -25,8 +26,6 @@ export function registerBodyBudget(app: FastifyInstance, budgetBytes: number, ma
     }
     if (inFlight + bytes > budgetBytes && inFlight > 0) {
       reply.header('retry-after', '1');
-      // The unread body is not wanted: close the connection after answering.
-      reply.header('connection', 'close');
       sendCode(reply, 'server_busy');
       return;
     }

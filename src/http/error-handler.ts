@@ -1,11 +1,11 @@
 // Maps every failure to the path's error shape. Client mistakes (bad JSON, wrong content type,
 // failed validation, oversized body) are 4xx with a clear message; only genuine faults are 500,
 // and those never echo internal details.
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import type { ErrorCode } from '../errors/codes.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { describeValidationError, type ValidationPart } from '../manage/validation.ts';
-import { sendCode, sendError } from './errors.ts';
+import { megabytes, sendCode, sendError } from './errors.ts';
 
 const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_content_type',
@@ -26,7 +26,10 @@ export function registerErrorHandlers(app: FastifyInstance): void {
       return sendCode(reply, 'invalid_parameter', { message, param });
     }
     const known = fe.code ? FASTIFY_CODES[fe.code] : undefined;
-    if (known) return sendCode(reply, known, known === 'invalid_json' ? { vars: { detail: fe.message } } : {});
+    if (known === 'invalid_json') return sendCode(reply, known, { vars: { detail: fe.message } });
+    if (known === 'request_too_large')
+      return sendCode(reply, known, { vars: { limit: megabytes(bodyLimitOf(request)) } });
+    if (known) return sendCode(reply, known);
     const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;
     if (status >= 400 && status < 500)
       return sendCode(reply, 'invalid_request', { message: fe.message, status, wireCode: fe.code ?? null });
@@ -34,7 +37,13 @@ export function registerErrorHandlers(app: FastifyInstance): void {
     return sendCode(reply, 'internal_error');
   });
 
+  // The path the caller sent: under the root base URL `request.url` is the family path it was
+  // rewritten to (root-alias.ts), which the caller never wrote.
   app.setNotFoundHandler((request, reply) =>
-    sendCode(reply, 'unknown_route', { vars: { method: request.method, path: request.url.split('?')[0] } }),
+    sendCode(reply, 'unknown_route', { vars: { method: request.method, path: request.originalUrl.split('?')[0] } }),
   );
+}
+
+function bodyLimitOf(request: FastifyRequest): number {
+  return request.routeOptions.bodyLimit ?? request.server.initialConfig.bodyLimit ?? 0;
 }

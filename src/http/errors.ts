@@ -22,3 +22,8 @@ export function sendError(reply: FastifyReply, e: GatewayError): FastifyReply {
 export function sendCode(reply: FastifyReply, code: ErrorCode, opts?: GatewayErrorOptions): FastifyReply {
   return sendError(reply, new GatewayError(code, opts));
 }
+
+/** Bytes as the MB figure a user configures (SWITCHYARD_MAX_BODY_MB counts 1024 * 1024 bytes). */
+export function megabytes(bytes: number): string {
+  return String(Math.round((bytes / (1024 * 1024)) * 100) / 100);
+}

@@ -2,10 +2,9 @@
 // stays on the request for byte-exact pass-through. Malformed JSON is a 400, never a 500.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { GatewayError } from '../errors/gateway-error.ts';
-import { jsonDepthExceeds } from '../util/json-depth.ts';
+import { jsonDepthExceeds, MAX_JSON_DEPTH } from '../util/json-depth.ts';
 
-/** Deeper bodies are refused: real tool schemas nest a few dozen levels at most. */
-export const MAX_JSON_DEPTH = 128;
+export { MAX_JSON_DEPTH };
 
 export function registerJsonParser(app: FastifyInstance): void {
   // text/plain is dropped too: a JSON API given form text should say "wrong content type", not
@@ -31,4 +30,13 @@ export function registerJsonParser(app: FastifyInstance): void {
   };
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parse);
   app.addContentTypeParser(/^application\/[\w.+-]+\+json$/, { parseAs: 'string' }, parse);
+}
+
+/**
+ * preValidation of the routes whose body is a JSON object (chat, messages, embeddings, responses,
+ * images, speech, batch creation): no body at all is `empty_body`, not a complaint about the
+ * shape of a body the caller never sent.
+ */
+export async function requireBody(request: FastifyRequest): Promise<void> {
+  if (request.body === undefined) throw new GatewayError('empty_body');
 }

@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { PrincipalMirror } from '../live/principals.ts';
 import type { Metrics } from '../metrics/registry.ts';
-import { extractApiKey } from './auth.ts';
+import { extractApiKey, missingKeyMessage } from './auth.ts';
 import { sendCode } from './errors.ts';
 
 export interface MetricsRouteOptions {
@@ -16,11 +16,7 @@ type Refusal = { code: 'invalid_api_key' | 'insufficient_scope'; message: string
 
 async function refusal(request: FastifyRequest, principals: PrincipalMirror): Promise<Refusal | undefined> {
   const key = extractApiKey(request.headers);
-  if (key === undefined)
-    return {
-      code: 'invalid_api_key',
-      message: 'Missing API key: send "Authorization: Bearer <key>" or "x-api-key: <key>"',
-    };
+  if (key === undefined) return { code: 'invalid_api_key', message: missingKeyMessage(request.headers) };
   const principal = await principals.authenticate(key);
   if (principal === undefined) return { code: 'invalid_api_key', message: 'Invalid API key' };
   // Metrics cover every project of the gateway, so a project's key may not read them.

@@ -8,7 +8,9 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import type { AudioForm, Media, MediaCaller } from '../media/service.ts';
 import type { RawReply } from '../pipeline/raw-call.ts';
 import type { Responses } from '../responses/service.ts';
+import { megabytes } from './errors.ts';
 import { safeHeaders } from './header-value.ts';
+import { requireBody } from './json-body.ts';
 import type { InFlight } from './proxy-routes.ts';
 
 /** OpenAI takes audio files up to 25 MB; the form is held whole, so it is bounded a little above that. */
@@ -30,6 +32,8 @@ function write(reply: FastifyReply, out: RawReply): FastifyReply {
 
 function malformed(err: unknown): GatewayError {
   if (err instanceof GatewayError) return err;
+  if (err instanceof Error && 'code' in err && err.code === 'FST_REQ_FILE_TOO_LARGE')
+    return new GatewayError('request_too_large', { vars: { limit: megabytes(AUDIO_FORM_LIMIT) } });
   const detail = err instanceof Error ? err.message : String(err);
   return new GatewayError('invalid_request', { message: `Malformed multipart/form-data body: ${detail}` });
 }
@@ -74,7 +78,8 @@ export function passthroughRoutes(responses: Responses, media: Media, inFlight: 
       rawBody: req.rawBody,
     });
     const base = '/alpha/v1/responses';
-    app.post(base, async (req, reply) => write(reply, await responses.create(caller(req, reply), req.body)));
+    const json = { preValidation: requireBody };
+    app.post(base, json, async (req, reply) => write(reply, await responses.create(caller(req, reply), req.body)));
     app.get(`${base}/:id`, async (req: IdRequest, reply) =>
       write(reply, await responses.followUp(caller(req, reply), 'retrieve', req.params.id, queryOf(req))),
     );
@@ -87,10 +92,10 @@ export function passthroughRoutes(responses: Responses, media: Media, inFlight: 
     app.get(`${base}/:id/input_items`, async (req: IdRequest, reply) =>
       write(reply, await responses.followUp(caller(req, reply), 'input_items', req.params.id, queryOf(req))),
     );
-    app.post('/alpha/v1/images/generations', async (req, reply) =>
+    app.post('/alpha/v1/images/generations', json, async (req, reply) =>
       write(reply, await media.images(caller(req, reply), req.body)),
     );
-    app.post('/alpha/v1/audio/speech', async (req, reply) =>
+    app.post('/alpha/v1/audio/speech', json, async (req, reply) =>
       write(reply, await media.speech(caller(req, reply), req.body)),
     );
     for (const op of ['transcriptions', 'translations'] as const) {

@@ -12,6 +12,7 @@ import type { PipelineDeps } from '../pipeline/deps.ts';
 import { runEmbeddings } from '../pipeline/embeddings.ts';
 import type { PipelineReply, ProxyInput } from '../pipeline/types.ts';
 import { safeHeaders } from './header-value.ts';
+import { requireBody } from './json-body.ts';
 import { writeSse } from './sse.ts';
 
 type Flow = (input: ProxyInput, deps: PipelineDeps) => Promise<PipelineReply>;
@@ -83,13 +84,18 @@ async function serve(
 
 export function proxyRoutes(deps: PipelineDeps, inFlight: InFlight) {
   return async (app: FastifyInstance): Promise<void> => {
-    app.post('/alpha/v1/chat/completions', (req, reply) => serve(req, reply, alphaCodec, runChat, deps, inFlight));
+    const json = { preValidation: requireBody };
+    app.post('/alpha/v1/chat/completions', json, (req, reply) =>
+      serve(req, reply, alphaCodec, runChat, deps, inFlight),
+    );
     // Same logic as the X-Svc-Dry-Run header, whatever the header says.
-    app.post('/alpha/v1/dry-run', (req, reply) => serve(req, reply, alphaCodec, runChat, deps, inFlight, true));
-    app.post('/alpha/v1/embeddings', (req, reply) => serve(req, reply, alphaCodec, runEmbeddings, deps, inFlight));
+    app.post('/alpha/v1/dry-run', json, (req, reply) => serve(req, reply, alphaCodec, runChat, deps, inFlight, true));
+    app.post('/alpha/v1/embeddings', json, (req, reply) =>
+      serve(req, reply, alphaCodec, runEmbeddings, deps, inFlight),
+    );
     app.get('/alpha/v1/models', async () => ({ object: 'list', data: [] }));
-    app.post('/beta/v1/messages', (req, reply) => serve(req, reply, betaCodec, runChat, deps, inFlight));
-    app.post('/beta/v1/messages/count_tokens', (req, reply) =>
+    app.post('/beta/v1/messages', json, (req, reply) => serve(req, reply, betaCodec, runChat, deps, inFlight));
+    app.post('/beta/v1/messages/count_tokens', json, (req, reply) =>
       serve(req, reply, betaCodec, runCountTokens, deps, inFlight),
     );
     app.get('/beta/v1/models', async () => ({ data: [], has_more: false }));

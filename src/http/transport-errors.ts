@@ -7,7 +7,9 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { ErrorCode } from '../errors/codes.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
+import { newId } from '../util/ids.ts';
 import { errorBodyFor } from './errors.ts';
+import { REQUEST_ID_HEADERS } from './request-id.ts';
 
 const FRAMEWORK_CODES: Record<string, ErrorCode> = {
   FST_ERR_BAD_URL: 'invalid_url',
@@ -18,6 +20,8 @@ const FRAMEWORK_CODES: Record<string, ErrorCode> = {
 export function onFrameworkError(error: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
   const code = FRAMEWORK_CODES[error.code] ?? 'invalid_request';
   const e = new GatewayError(code, code === 'invalid_request' ? { message: error.message } : {});
+  // Routing failed before the onRequest hooks that set the request id headers ran.
+  for (const name of REQUEST_ID_HEADERS) reply.header(name, req.id);
   reply.code(e.status).type('application/json; charset=utf-8').send(errorBodyFor(req.url, e));
 }
 
@@ -40,12 +44,15 @@ export function onClientError(err: Error & { code?: string; rawPacket?: unknown 
         : 'malformed_request';
   const e = new GatewayError(code);
   const body = JSON.stringify(errorBodyFor(pathOf(err.rawPacket), e));
+  // No request was made of these bytes, so the id is new; it still lets a report name the answer.
+  const id = newId('req');
+  const ids = REQUEST_ID_HEADERS.map((name) => `${name}: ${id}\r\n`).join('');
   // When a response already started on this connection (the parser failed on a body after the
   // route answered), a second status line would corrupt it: close instead, as Node does.
   const current = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (socket.writable && !current?.headersSent) {
     socket.write(
-      `HTTP/1.1 ${e.status} ${STATUS_CODES[e.status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `HTTP/1.1 ${e.status} ${STATUS_CODES[e.status]}\r\nContent-Type: application/json; charset=utf-8\r\n${ids}` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   }

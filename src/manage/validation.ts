@@ -82,10 +82,29 @@ export function describeValidationError(
     return { message: `${what} ${e.message ?? 'is invalid'}`, param: null };
   }
   let detail = e.message ?? 'is invalid';
+  const choices = e.keyword === 'const' ? constChoices(errors, path) : undefined;
   if (e.keyword === 'enum' && Array.isArray(p.allowedValues)) {
     detail = `must be one of: ${p.allowedValues.map(String).join(', ')}`;
+  } else if (choices !== undefined) {
+    detail = `must be one of: ${choices.join(', ')}`;
   } else if (e.keyword === 'maxLength') detail = `must be at most ${String(p.limit)} characters long`;
   else if (e.keyword === 'minLength') detail = `must be at least ${String(p.limit)} characters long`;
   else if (e.keyword === 'type') detail = `must be of type ${String(p.type)}`;
   return { message: `Invalid ${label} '${field}': ${detail}`, param: field };
+}
+
+/**
+ * The allowed values of a union of literals (TypeBox's `Union([Literal('2xx'), ...])` is an
+ * `anyOf` of `const`s): ajv reports one "must be equal to constant" per branch, then the `anyOf`
+ * itself. Undefined when the union has branches of another kind.
+ */
+function constChoices(errors: ReadonlyArray<ErrorLike | ErrorObject>, path: string): string[] | undefined {
+  const values: string[] = [];
+  for (const e of errors) {
+    if ((e.instancePath ?? '') !== path) return undefined;
+    if (e.keyword === 'anyOf') return values.length > 0 ? values : undefined;
+    if (e.keyword !== 'const') return undefined;
+    values.push(String((e.params as Record<string, unknown>).allowedValue));
+  }
+  return undefined;
 }

@@ -122,7 +122,7 @@ export class GatewayMetrics {
 
   /** One finished call: Map probes and additions only, no I/O. */
   record(r: CallRecord): void {
-    const endpoint = endpointOf(r.requestType);
+    const endpoint = endpointOf(r.requestType, r.family, r.trace);
     const series = this.#endpointSeries(endpoint);
     const provider = providerLabel(r.provider);
     const model = modelLabel(r.provider, r.modelUsed, r.modelRequested);

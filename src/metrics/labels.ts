@@ -17,17 +17,71 @@ export interface Endpoint {
   endpoint: string;
 }
 
-/** CallRecord.requestType -> where the call came in. */
-const ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([
-  ['chat_completion', { family: 'alpha', endpoint: 'chat_completions' }],
-  ['embedding', { family: 'alpha', endpoint: 'embeddings' }],
-  ['message', { family: 'beta', endpoint: 'messages' }],
-]);
+type Family = 'alpha' | 'beta';
+
+/**
+ * CallRecord.requestType -> where the call came in: the API family and the endpoint, named after
+ * its path (`/v1/files/{id}/content` is `files_content`). Every request type a route logs has an
+ * entry; a test (test/metrics/endpoint-labels.test.ts) fails when one is missing. Batch calls
+ * exist in both families, so their endpoint depends on the family the call names.
+ */
+const ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map(
+  (
+    [
+      ['chat_completion', 'alpha', 'chat_completions'],
+      ['embedding', 'alpha', 'embeddings'],
+      ['message', 'beta', 'messages'],
+      ['response_create', 'alpha', 'responses'],
+      ['response_retrieve', 'alpha', 'responses_retrieve'],
+      ['response_delete', 'alpha', 'responses_delete'],
+      ['response_cancel', 'alpha', 'responses_cancel'],
+      ['response_input_items', 'alpha', 'responses_input_items'],
+      ['image_generation', 'alpha', 'images_generations'],
+      ['audio_speech', 'alpha', 'audio_speech'],
+      ['audio_transcription', 'alpha', 'audio_transcriptions'],
+      ['audio_translation', 'alpha', 'audio_translations'],
+      ['file_upload', 'alpha', 'files_upload'],
+      ['file_list', 'alpha', 'files_list'],
+      ['file_retrieve', 'alpha', 'files_retrieve'],
+      ['file_delete', 'alpha', 'files_delete'],
+      ['file_download', 'alpha', 'files_content'],
+    ] as const
+  ).map(([type, family, endpoint]) => [type, { family, endpoint }]),
+);
+
+const BATCH_ENDPOINTS: Readonly<Record<Family, ReadonlyMap<string, Endpoint>>> = {
+  alpha: batchEndpoints('alpha', 'batches', ['create', 'list', 'retrieve', 'cancel', 'execution']),
+  beta: batchEndpoints('beta', 'messages_batches', [
+    'create',
+    'list',
+    'retrieve',
+    'cancel',
+    'delete',
+    'results',
+    'execution',
+  ]),
+};
+
+function batchEndpoints(family: Family, prefix: string, ops: readonly string[]): ReadonlyMap<string, Endpoint> {
+  return new Map(ops.map((op) => [`batch_${op}`, { family, endpoint: `${prefix}_${op}` }]));
+}
 
 const UNKNOWN_ENDPOINT: Endpoint = { family: OTHER, endpoint: OTHER };
 
-export function endpointOf(requestType: string): Endpoint {
-  return ENDPOINTS.get(requestType) ?? UNKNOWN_ENDPOINT;
+/**
+ * `family` is the call's own (CallRecord.family); a batch's execution row names its batch's family
+ * in its trace instead.
+ */
+export function endpointOf(requestType: string, family?: Family, trace?: unknown): Endpoint {
+  const known = ENDPOINTS.get(requestType);
+  if (known !== undefined) return known;
+  const f = family ?? traceFamily(trace);
+  return (f === undefined ? undefined : BATCH_ENDPOINTS[f].get(requestType)) ?? UNKNOWN_ENDPOINT;
+}
+
+function traceFamily(trace: unknown): Family | undefined {
+  if (typeof trace !== 'object' || trace === null || !('family' in trace)) return undefined;
+  return trace.family === 'alpha' || trace.family === 'beta' ? trace.family : undefined;
 }
 
 /** A vendor id (aliases folded: `vendor_1` is `openai`), `none` without one, `other` for anything else. */

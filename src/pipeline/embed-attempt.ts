@@ -1,6 +1,7 @@
 // Embeddings for every vendor that has them: one request shape in (alpha), adapters out, the SPEC's
 // dimension rules enforced here (1: honoured where supported, stripped for fixed-size models;
 // 3: a vector of the wrong length from the upstream -> 502 dimension_mismatch).
+import { errorSpec, renderMessage } from '../errors/codes.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { EmbeddingRequest, EmbeddingResponse, UpstreamErrorInfo } from '../ir/types.ts';
 import { attemptFailure } from '../providers/attempt-failure.ts';
@@ -91,7 +92,8 @@ export async function embedOnce(
       error: {
         status: 400,
         kind: 'invalid_request',
-        message: `vendor ${target.vendor} has no embeddings API`,
+        code: 'no_embeddings_api',
+        message: renderMessage(errorSpec('no_embeddings_api').message, { vendor: target.vendor }),
         retryable: false,
       },
     };

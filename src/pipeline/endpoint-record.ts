@@ -19,6 +19,8 @@ export interface EndpointCall {
   started: number;
   /** Date.now() at arrival. */
   createdAt: number;
+  /** Where the request type alone does not say it (batches exist in both families). */
+  family?: 'alpha' | 'beta';
 }
 
 /** How it ended, and what it is worth recording beyond the status. */
@@ -42,13 +44,23 @@ export function endpointCall(
   principal: Principal,
   requestId: string,
   headers: IncomingHttpHeaders,
+  family?: 'alpha' | 'beta',
 ): EndpointCall {
-  return { requestType, principal, requestId, headers, started: performance.now(), createdAt: Date.now() };
+  const call: EndpointCall = {
+    requestType,
+    principal,
+    requestId,
+    headers,
+    started: performance.now(),
+    createdAt: Date.now(),
+  };
+  if (family !== undefined) call.family = family;
+  return call;
 }
 
 export function endpointRecord(call: EndpointCall, outcome: EndpointOutcome): CallRecord {
   const hdr = readSvcHeaders(call.headers);
-  return {
+  const record: CallRecord = {
     id: call.requestId,
     requestType: call.requestType,
     orgId: call.principal.orgId,
@@ -80,6 +92,8 @@ export function endpointRecord(call: EndpointCall, outcome: EndpointOutcome): Ca
     answer: null,
     replayOf: null,
   };
+  if (call.family !== undefined) record.family = call.family;
+  return record;
 }
 
 /** Records the call through the afterResponse hooks (synchronously: the row is journaled on return). */

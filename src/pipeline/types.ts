@@ -172,4 +172,6 @@ export interface CallRecord {
   replayOf: string | null;
   /** The batch the call was an item of (see ProxyInput.batchItem); such records are not logged. */
   batchId?: string;
+  /** The family the call came in on, where its request type exists in both (the batch calls). */
+  family?: 'alpha' | 'beta';
 }
