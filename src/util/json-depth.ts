@@ -2,6 +2,12 @@
 // thousands of levels deep parse fine but overflow the stack of every recursive walk after that
 // (JSON.stringify included), so they are refused up front.
 
+/**
+ * The deepest nesting accepted from outside (request bodies, batch input lines, files, upstream
+ * bodies): real tool schemas nest a few dozen levels at most.
+ */
+export const MAX_JSON_DEPTH = 128;
+
 /** The deepest nesting of `[`/`{` in `text`, counting only brackets outside strings; stops past `limit`. */
 export function jsonDepthExceeds(text: string, limit: number): boolean {
   // A text shorter than the limit cannot nest deeper than it.
