@@ -3,6 +3,8 @@
 // the whole fake upstream and the MCP stdio transport in memory for the life of the gateway.
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import type { BatchRunOptions } from './batch.ts';
+import type { ServeOptions } from './serve.ts';
+import { ignoreClosedPipes } from './stdio.ts';
 
 /** A command's result: an exit code, or undefined when it keeps running (servers) and exits on its own. */
 type Outcome = number | undefined;
@@ -36,8 +38,18 @@ function buildProgram(done: (outcome: Outcome) => void): Command {
   program
     .command('serve')
     .description('start the gateway (the default command); creates the store on first start')
-    .addHelpText('after', CONFIG_NOTE)
-    .action(async () => done(await (await import('./serve.ts')).serveCommand()));
+    .option('--port <port>', 'port to listen on, 0 = any free port (default: SWITCHYARD_PORT, then 8080)', parsePort)
+    .option('--host <host>', 'address to listen on (default: SWITCHYARD_HOST, then 127.0.0.1)')
+    .option(
+      '--data-dir <dir>',
+      'where the SQLite store and master key live (default: SWITCHYARD_DATA_DIR, then ./data)',
+    )
+    .addHelpText(
+      'after',
+      `${CONFIG_NOTE}
+A flag given here wins over its environment variable.`,
+    )
+    .action(async (opts: ServeOptions) => done(await (await import('./serve.ts')).serveCommand(opts)));
 
   program
     .command('migrate')
@@ -126,6 +138,7 @@ function buildProgram(done: (outcome: Outcome) => void): Command {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  ignoreClosedPipes();
   let outcome: Outcome;
   const program = buildProgram((o) => {
     outcome = o;

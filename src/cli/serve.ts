@@ -2,9 +2,48 @@
 // flush the request-log writer, close the database).
 import cluster from 'node:cluster';
 import { setFlagsFromString } from 'node:v8';
+import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../app.ts';
-import { loadConfig } from '../config.ts';
+import { type Config, loadConfig } from '../config.ts';
 import { runPrimary } from './workers.ts';
+
+/** Flags of `switchyard serve`; each one given wins over its SWITCHYARD_* variable. */
+export interface ServeOptions {
+  port?: number;
+  host?: string;
+  dataDir?: string;
+}
+
+function overridesFrom(opts: ServeOptions): Partial<Config> {
+  const out: Partial<Config> = {};
+  if (opts.port !== undefined) out.port = opts.port;
+  if (opts.host !== undefined) out.host = opts.host;
+  if (opts.dataDir !== undefined) out.dataDir = opts.dataDir;
+  return out;
+}
+
+/** The address a browser on this machine can open (a wildcard bind is reachable on loopback). */
+function browsable(host: string, port: number): string {
+  const shown = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
+}
+
+/** What a person starting the gateway looks for first: where it answers and where the dashboard is. */
+function banner(app: FastifyInstance): string {
+  const address = app.server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : app.svc.config.port;
+  const base = browsable(app.svc.config.host, port);
+  const ui = app.hasRoute({ method: 'GET', url: '/ui/' }) ? `${base}/ui/` : 'not built (npm run build)';
+  return [
+    '',
+    `Switchyard is listening on ${base}`,
+    `  Dashboard      ${ui}`,
+    `  OpenAI SDK     baseURL ${base}/v1`,
+    `  Anthropic SDK  baseURL ${base}`,
+    '',
+    '',
+  ].join('\n');
+}
 
 /** How long in-flight requests may take to finish on SIGTERM before they are ended with an error. */
 const DRAIN_MS = Number(process.env.SWITCHYARD_SHUTDOWN_DRAIN_MS ?? '') || 10_000;
@@ -22,11 +61,13 @@ function tuneHeap(): void {
   if (!given.includes('heap-growing-percent')) setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
 }
 
-export async function serveCommand(): Promise<number | undefined> {
-  const { workers } = loadConfig();
+export async function serveCommand(opts: ServeOptions = {}): Promise<number | undefined> {
+  const overrides = overridesFrom(opts);
+  // Workers are forked with this process's arguments, so each one reads the same flags.
+  const { workers } = loadConfig(process.env, overrides);
   if (workers > 1 && cluster.isPrimary) return runPrimary(workers);
   tuneHeap();
-  const app = await buildApp();
+  const app = await buildApp({ config: overrides });
   const { config, bootstrap } = app.svc;
   const generated = bootstrap.generatedAdminKey;
   if (generated !== null) {
@@ -42,6 +83,8 @@ export async function serveCommand(): Promise<number | undefined> {
     throw err;
   }
   app.log.info({ storage: app.svc.dialect }, 'switchyard ready');
+  // One banner per gateway, not one per worker.
+  if (config.workerId === null || config.workerId === 1) process.stdout.write(banner(app));
 
   let stopping = false;
   const stop = (signal: string) => {

@@ -26,7 +26,14 @@ const OUTPUT_TAIL = 4000;
  * Commands that would reinstall, rebuild, serve or rewrite this checkout when run from the test; a
  * block holding one must be annotated skip (checked before anything runs).
  */
-const UNSAFE = [/\bnpm (ci|i|install|start|test|run)\b/, /\.ci\/run\b/, /--write(?![\w-])/, /\bgit\s/, /\brm\s+-r/];
+const UNSAFE = [
+  /\bnpx switchyard\b/,
+  /\bnpm (ci|i|install|start|test|run)\b/,
+  /\.ci\/run\b/,
+  /--write(?![\w-])/,
+  /\bgit\s/,
+  /\brm\s+-r/,
+];
 
 let fake: FakeUpstream;
 let gw: Gateway;
@@ -66,9 +73,9 @@ function shellEnv(): NodeJS.ProcessEnv {
     SWITCHYARD_ADMIN_KEY: gw.adminKey,
     SWITCHYARD_LOG_LEVEL: 'warn',
     npm_config_update_notifier: 'false',
-    // The first `npx switchyard` of a checkout installs the checkout into npm's npx cache, which runs
-    // its `prepare` (the build) in the checkout itself: a rebuild of dist/ under every other test's
-    // running gateway.
+    // The README says `node bin/switchyard.js` (UNSAFE refuses `npx switchyard`, which installs the
+    // checkout into npm's npx cache and runs its build); should an npm command slip in anyway, it
+    // must not rebuild dist/ under every other test's running gateway.
     npm_config_ignore_scripts: 'true',
   };
 }

@@ -56,6 +56,33 @@ export function parseScript(model: string | undefined | null): Script {
   return s;
 }
 
+/**
+ * Keys are scripted too: any non-empty key is accepted, except one with a part (split on anything
+ * but letters and digits) spelled `bad`, `invalid` or `revoked`, which the vendor refuses as a
+ * wrong key (`sk-bad-key`, `revoked-key-01`). Matching whole parts keeps random keys (hex has b, a
+ * and d) from being refused by chance.
+ */
+const REFUSED_KEY_PARTS = new Set(['bad', 'invalid', 'revoked']);
+
+export function isRefusedKey(key: string): boolean {
+  return key
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .some((part) => REFUSED_KEY_PARTS.has(part));
+}
+
+/** `Authorization: Bearer <key>` -> the key; undefined when absent, not Bearer, or empty (sent as no key). */
+export function bearerKey(authorization: string | undefined): string | undefined {
+  const m = /^Bearer\s+(\S.*)$/i.exec(authorization?.trim() ?? '');
+  return m ? m[1].trim() : undefined;
+}
+
+/** A header value, undefined when absent or blank (vendors answer an empty key as a missing one). */
+export function presentKey(value: string | undefined | null): string | undefined {
+  const v = value?.trim();
+  return v ? v : undefined;
+}
+
 /** Deterministic token estimate: one token per 4 characters, at least 1 for non-empty text. */
 export function countTokens(text: string): number {
   return text.length === 0 ? 0 : Math.max(1, Math.ceil(text.length / 4));

@@ -1,16 +1,18 @@
 // Anthropic API emulation mounted at /anthropic (SDK base URL `http://host:port/anthropic`).
 import type { VendorHandler } from '../context.ts';
+import { bearerKey, isRefusedKey, presentKey } from '../script.ts';
 import { handleBatches } from './batches.ts';
 import { sendError } from './errors.ts';
 import { handleCountTokens, handleMessages } from './messages.ts';
 import { handleModels } from './models.ts';
 
-/** Keys must start with `sk-`, sent as `x-api-key` or (current SDKs) `Authorization: Bearer`. */
+/** A key sent as `x-api-key` or (current SDKs) `Authorization: Bearer`; any but a scripted refused one. */
 function authError(apiKey: string | undefined, authorization: string | undefined): string | undefined {
-  if (apiKey !== undefined) return apiKey.startsWith('sk-') ? undefined : 'invalid x-api-key';
-  if (authorization !== undefined) {
-    const m = /^Bearer\s+(.+)$/i.exec(authorization);
-    return m?.[1].startsWith('sk-') ? undefined : 'invalid bearer token';
+  const header = presentKey(apiKey);
+  if (header !== undefined) return isRefusedKey(header) ? 'invalid x-api-key' : undefined;
+  if (presentKey(authorization) !== undefined) {
+    const token = bearerKey(authorization);
+    return token === undefined || isRefusedKey(token) ? 'invalid bearer token' : undefined;
   }
   return 'x-api-key header is required';
 }

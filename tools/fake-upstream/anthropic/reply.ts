@@ -33,6 +33,7 @@ function toolCalls(req: MessagesRequest, script: Script, text: string): ToolUseO
     id: randomId('toolu_01'),
     name: t.name,
     input: toolInput(t.input_schema, text),
+    caller: { type: 'direct' as const },
   }));
 }
 
@@ -82,28 +83,31 @@ export function buildMessage(
       stopReason = 'max_tokens';
       stopSequence = null;
     }
-    if (text.length > 0) content.push({ type: 'text', text, citations: null });
+    if (text.length > 0) content.push({ type: 'text', text });
     output += countTokens(text);
   }
   content.push(...calls);
+  // Key order as the API sends it (model first, usage last), so raw dumps read like recordings.
   return {
+    model: req.model,
     id,
     type: 'message',
     role: 'assistant',
-    model: req.model,
     content,
     stop_reason: stopReason,
     stop_sequence: stopSequence,
+    stop_details: null,
     usage: {
       input_tokens: cache.input,
-      output_tokens: output,
       cache_creation_input_tokens: cache.write,
       cache_read_input_tokens: cache.read,
       cache_creation: {
         ephemeral_5m_input_tokens: cache.write - cache.write1h,
         ephemeral_1h_input_tokens: cache.write1h,
       },
+      output_tokens: output,
       service_tier: 'standard',
+      inference_geo: 'not_available',
     },
   };
 }

@@ -8,9 +8,9 @@ export interface StreamEvent {
 }
 
 function startBlock(b: OutBlock): Record<string, unknown> {
-  if (b.type === 'text') return { type: 'text', text: '', citations: null };
+  if (b.type === 'text') return { type: 'text', text: '' };
   if (b.type === 'thinking') return { type: 'thinking', thinking: '', signature: '' };
-  return { type: 'tool_use', id: b.id, name: b.name, input: {} };
+  return { type: 'tool_use', id: b.id, name: b.name, input: {}, caller: b.caller };
 }
 
 function deltas(b: OutBlock, pieces: number): Array<Record<string, unknown>> {
@@ -36,6 +36,7 @@ export function messageEvents(msg: MessageOut, pieces: number): StreamEvent[] {
         content: [],
         stop_reason: null,
         stop_sequence: null,
+        stop_details: null,
         usage: { ...u, output_tokens: Math.min(1, u.output_tokens) },
       },
     },
@@ -49,12 +50,12 @@ export function messageEvents(msg: MessageOut, pieces: number): StreamEvent[] {
   if (msg.content.length === 0) events.push({ type: 'ping' });
   events.push({
     type: 'message_delta',
-    delta: { stop_reason: msg.stop_reason, stop_sequence: msg.stop_sequence },
+    delta: { stop_reason: msg.stop_reason, stop_sequence: msg.stop_sequence, stop_details: null },
     usage: {
       input_tokens: u.input_tokens,
-      output_tokens: u.output_tokens,
       cache_creation_input_tokens: u.cache_creation_input_tokens,
       cache_read_input_tokens: u.cache_read_input_tokens,
+      output_tokens: u.output_tokens,
     },
   });
   events.push({ type: 'message_stop' });

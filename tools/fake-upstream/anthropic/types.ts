@@ -28,10 +28,10 @@ export interface MessagesRequest {
   stream: boolean;
 }
 
+/** The API leaves `citations` out of a text block that has none (a null breaks strict clients). */
 export interface TextOut {
   type: 'text';
   text: string;
-  citations: null;
 }
 export interface ThinkingOut {
   type: 'thinking';
@@ -43,27 +43,32 @@ export interface ToolUseOut {
   id: string;
   name: string;
   input: Json;
+  /** Who called the tool: the model itself here (server tools are not emulated). */
+  caller: { type: 'direct' };
 }
 export type OutBlock = TextOut | ThinkingOut | ToolUseOut;
 
 export interface Usage {
   input_tokens: number;
-  output_tokens: number;
   cache_creation_input_tokens: number;
   cache_read_input_tokens: number;
   cache_creation: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
+  output_tokens: number;
   service_tier: 'standard';
+  inference_geo: 'not_available';
 }
 
 export type StopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use';
 
 export interface MessageOut {
+  model: string;
   id: string;
   type: 'message';
   role: 'assistant';
-  model: string;
   content: OutBlock[];
   stop_reason: StopReason;
   stop_sequence: string | null;
+  /** Set only for refusals, which the emulation never gives. */
+  stop_details: null;
   usage: Usage;
 }

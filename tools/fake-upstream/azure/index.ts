@@ -2,8 +2,8 @@
 // and the v1 form `/openai/v1/...`; the deployment name stands in for the model.
 import type { FakeContext, VendorHandler } from '../context.ts';
 import type { OaiEnv } from '../openai/env.ts';
-import { bearerKey } from '../openai/index.ts';
 import { dispatchOpenAI } from '../openai/router.ts';
+import { bearerKey, isRefusedKey, presentKey } from '../script.ts';
 
 /** Azure's own error body (`code` is a string, no `type`), as its gateway answers before the model runs. */
 function azureError(ctx: FakeContext, status: number, code: string, message: string): void {
@@ -41,23 +41,22 @@ export function resolveAzurePath(prefix: string, path: string): AzureTarget | un
   return undefined;
 }
 
-function authorized(ctx: FakeContext): boolean {
-  const apiKey = ctx.header('api-key');
-  if (apiKey !== undefined) return apiKey.startsWith('sk-');
-  // Entra ID tokens arrive as Bearer; the fake accepts the same `sk-` keys there
-  return bearerKey(ctx.header('authorization'))?.startsWith('sk-') === true;
+/** Azure's gateway tells a missing key from a wrong one; undefined when the key is accepted. */
+function authRefusal(ctx: FakeContext): string | undefined {
+  // Entra ID tokens arrive as Bearer; the fake treats them as keys
+  const key = presentKey(ctx.header('api-key')) ?? bearerKey(ctx.header('authorization'));
+  if (key === undefined)
+    return 'Access denied due to missing subscription key. Make sure to include subscription key when making requests to an API.';
+  if (isRefusedKey(key))
+    return 'Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource.';
+  return undefined;
 }
 
 export const handleAzure: VendorHandler = async (ctx) => {
   const target = resolveAzurePath(ctx.prefix, ctx.path);
   if (!target) return azureError(ctx, 404, '404', 'Resource not found');
-  if (!authorized(ctx))
-    return azureError(
-      ctx,
-      401,
-      '401',
-      'Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource.',
-    );
+  const refusal = authRefusal(ctx);
+  if (refusal) return azureError(ctx, 401, '401', refusal);
   if (target.needsVersion && !ctx.query.get('api-version')) return azureError(ctx, 404, '404', 'Resource not found');
   await dispatchOpenAI(ctx, target.env, target.path);
 };

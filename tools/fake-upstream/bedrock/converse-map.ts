@@ -94,7 +94,8 @@ export function converseBlock(b: OutBlock): Json {
   if (b.type === 'text') return { text: b.text };
   if (b.type === 'thinking')
     return { reasoningContent: { reasoningText: { text: b.thinking, signature: b.signature } } };
-  return { toolUse: { toolUseId: toolUseId(b.id), name: b.name, input: b.input } };
+  // Converse (not ConverseStream) repeats the block kind inside toolUse, as recorded from the API.
+  return { toolUse: { toolUseId: toolUseId(b.id), name: b.name, input: b.input, type: 'tool_use' } };
 }
 
 export function converseUsage(msg: MessageOut, cached: boolean): Json {
@@ -109,11 +110,29 @@ export function converseUsage(msg: MessageOut, cached: boolean): Json {
   };
 }
 
-export function converseResponse(msg: MessageOut, cached: boolean, latencyMs: number): Json {
+/**
+ * Converse's answer always carries the cache counters, zero without cache points, each under two
+ * spellings (`cacheReadInputTokens` and `cacheReadInputTokenCount`), and an empty `serverToolUsage`:
+ * that is what the API sends today. ConverseStream's metadata does not.
+ */
+function converseJsonUsage(msg: MessageOut): Json {
+  const read = msg.usage.cache_read_input_tokens;
+  const write = msg.usage.cache_creation_input_tokens;
+  return {
+    ...converseUsage(msg, false),
+    cacheReadInputTokenCount: read,
+    cacheReadInputTokens: read,
+    cacheWriteInputTokenCount: write,
+    cacheWriteInputTokens: write,
+    serverToolUsage: {},
+  };
+}
+
+export function converseResponse(msg: MessageOut, latencyMs: number): Json {
   return {
     output: { message: { role: 'assistant', content: msg.content.map(converseBlock) } },
     stopReason: msg.stop_reason,
-    usage: converseUsage(msg, cached),
+    usage: converseJsonUsage(msg),
     metrics: { latencyMs },
   };
 }

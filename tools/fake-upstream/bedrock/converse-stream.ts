@@ -41,7 +41,11 @@ export function converseEvents(msg: MessageOut, pieces: number, cached: boolean,
   events.push({ type: 'messageStop', payload: { stopReason: msg.stop_reason, p: PAD.slice(0, 6) } });
   events.push({
     type: 'metadata',
-    payload: { usage: converseUsage(msg, cached), metrics: { latencyMs }, p: PAD.slice(0, 4) },
+    payload: {
+      usage: { ...converseUsage(msg, cached), serverToolUsage: {} },
+      metrics: { latencyMs },
+      p: PAD.slice(0, 4),
+    },
   });
   return events;
 }

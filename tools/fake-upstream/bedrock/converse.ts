@@ -11,7 +11,7 @@ import { validateConverse } from './converse-validate.ts';
 import { sendAwsError, sendAwsScriptedFailure } from './errors.ts';
 import { eventFrame, exceptionFrame, startEventStream } from './eventstream.ts';
 
-/** Cache counters only appear in usage when the prompt used cache points. */
+/** ConverseStream's usage has cache counters only when the prompt used cache points. */
 function usesCachePoints(body: Json): boolean {
   return JSON.stringify([body.system, body.messages, body.toolConfig]).includes('"cachePoint"');
 }
@@ -27,7 +27,7 @@ export async function handleConverse(ctx: FakeContext, modelId: string, stream: 
   const cached = usesCachePoints(converse);
   const msg = answer(ctx.state, 'bedrock', converseToMessages(modelId, converse), script);
   const latency = Date.now() - started;
-  if (!stream) return ctx.sendJson(200, converseResponse(msg, cached, latency), { 'x-amzn-requestid': randomUUID() });
+  if (!stream) return ctx.sendJson(200, converseResponse(msg, latency), { 'x-amzn-requestid': randomUUID() });
   const events = converseEvents(msg, script.long ? 40 : 4, cached, latency);
   const out = startEventStream(ctx, { 'x-amzn-requestid': randomUUID() });
   const cut = script.midstreamError ? 2 : events.length;

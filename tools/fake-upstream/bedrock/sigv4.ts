@@ -5,6 +5,7 @@ import { Sha256 } from '@aws-crypto/sha256-js';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { FakeContext } from '../context.ts';
+import { isRefusedKey, presentKey } from '../script.ts';
 
 export type AuthCheck =
   | { ok: true }
@@ -96,13 +97,13 @@ export async function verifySigV4(ctx: FakeContext, authorization: string): Prom
       );
 }
 
-/** SigV4, or a Bedrock API key sent as `Authorization: Bearer sk-...`. */
+/** SigV4, or a Bedrock API key sent as `Authorization: Bearer <key>` (any but a scripted refused one). */
 export async function checkAwsAuth(ctx: FakeContext): Promise<AuthCheck> {
-  const auth = ctx.header('authorization');
+  const auth = presentKey(ctx.header('authorization'));
   if (!auth) return { ok: false, name: 'MissingAuthenticationTokenException', message: 'Missing Authentication Token' };
   const bearer = /^Bearer\s+(.+)$/i.exec(auth);
   if (bearer)
-    return bearer[1].startsWith('sk-')
+    return !isRefusedKey(bearer[1])
       ? { ok: true }
       : {
           ok: false,

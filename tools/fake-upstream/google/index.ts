@@ -1,5 +1,6 @@
 // Gemini (Generative Language API) emulation mounted at /google (js-genai `httpOptions.baseUrl`).
 import type { VendorHandler } from '../context.ts';
+import { isRefusedKey, presentKey } from '../script.ts';
 import { sendGoogleError } from './errors.ts';
 import { countTokensHandler, embed, generate } from './handlers.ts';
 import { getModel, listModels } from './models.ts';
@@ -8,8 +9,8 @@ const METHOD = /^\/(v1beta|v1|v1alpha)\/models\/([^/]+):([A-Za-z]+)$/;
 const MODEL = /^\/(v1beta|v1|v1alpha)\/models(?:\/([^/:]+))?$/;
 
 export const handleGoogle: VendorHandler = async (ctx) => {
-  const key = ctx.header('x-goog-api-key') ?? ctx.query.get('key') ?? undefined;
-  if (!key?.startsWith('sk-'))
+  const key = presentKey(ctx.header('x-goog-api-key')) ?? presentKey(ctx.query.get('key'));
+  if (key === undefined || isRefusedKey(key))
     return sendGoogleError(
       ctx,
       'UNAUTHENTICATED',

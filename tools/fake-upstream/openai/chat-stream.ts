@@ -8,6 +8,18 @@ export interface StreamOptions {
   includeUsage: boolean;
   /** Azure sends a first chunk with `choices: []` and `prompt_filter_results`. */
   promptFilter?: boolean;
+  /**
+   * OpenAI itself pads every chunk with an `obfuscation` string (so chunk sizes do not give away
+   * token lengths) unless `stream_options.include_obfuscation` is false; clients must ignore it.
+   */
+  obfuscation?: boolean;
+}
+
+const PAD = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+
+/** Padding of varying length (1-16), deterministic per chunk so answers stay reproducible. */
+function padding(n: number): string {
+  return PAD.slice(n % 7, (n % 7) + 1 + ((n * 5) % 16));
 }
 
 /** JSON payloads in order; the last is `[DONE]`, except for `midstream-error` which ends on an error record. */
@@ -42,7 +54,9 @@ export function chatStreamPayloads(a: ChatAnswer, opts: StreamOptions): Array<Js
     a.toolCalls.forEach((c, k) => {
       const head = { index: k, id: c.id, type: 'function', function: { name: c.name, arguments: '' } };
       out.push(
-        each(() => (k === 0 ? { role: 'assistant', content: null, tool_calls: [head] } : { tool_calls: [head] })),
+        each(() =>
+          k === 0 ? { role: 'assistant', content: null, tool_calls: [head], refusal: null } : { tool_calls: [head] },
+        ),
       );
       for (const piece of chunkText(c.arguments, 3))
         out.push(each(() => ({ tool_calls: [{ index: k, function: { arguments: piece } }] })));
@@ -81,7 +95,7 @@ export function chatStreamPayloads(a: ChatAnswer, opts: StreamOptions): Array<Js
       },
     });
   out.push('[DONE]');
-  return out;
+  return opts.obfuscation ? out.map((p, i) => (p === '[DONE]' ? p : { ...p, obfuscation: padding(i) })) : out;
 }
 
 function noFilter(): Json {

@@ -23,7 +23,13 @@ export const handleChat: Route = async (ctx, env) => {
   if (req.stream === true) {
     const so = req.stream_options;
     const includeUsage = isRecord(so) && so.include_usage === true;
-    return writeChatStream(ctx, answer, { includeUsage, promptFilter: env.vendor === 'azure' }, commonHeaders());
+    const obfuscation = env.vendor === 'openai' && !(isRecord(so) && so.include_obfuscation === false);
+    return writeChatStream(
+      ctx,
+      answer,
+      { includeUsage, promptFilter: env.vendor === 'azure', obfuscation },
+      commonHeaders(),
+    );
   }
   ctx.send(200, chatCompletionText(answer), { 'content-type': 'application/json', ...commonHeaders() });
 };

@@ -1,13 +1,10 @@
-// OpenAI-wire vendors (openai, together, fireworks): Bearer `sk-` auth, then the shared path table.
+// OpenAI-wire vendors (openai, together, fireworks): Bearer auth (any key but a scripted refused one),
+// then the shared path table.
 import type { VendorHandler } from '../context.ts';
+import { bearerKey, isRefusedKey } from '../script.ts';
 import type { OaiEnv } from './env.ts';
 import { sendError } from './errors.ts';
 import { dispatchOpenAI, isPublicPath } from './router.ts';
-
-export function bearerKey(authorization: string | undefined): string | undefined {
-  if (authorization === undefined || !authorization.startsWith('Bearer ')) return undefined;
-  return authorization.slice(7).trim();
-}
 
 function maskKey(key: string): string {
   return key.length <= 8 ? key : `${key.slice(0, 3)}${'*'.repeat(Math.min(20, key.length - 7))}${key.slice(-4)}`;
@@ -18,7 +15,7 @@ export function openaiHandler(variant: 'openai' | 'together' | 'fireworks'): Ven
     const env: OaiEnv = { vendor: variant, base: ctx.prefix };
     if (!isPublicPath(ctx.path)) {
       const key = bearerKey(ctx.header('authorization'));
-      if (key === undefined || !key.startsWith('sk-')) {
+      if (key === undefined || isRefusedKey(key)) {
         const message =
           key === undefined
             ? "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY)."

@@ -46,11 +46,11 @@ describe('anthropic strictness', () => {
   test('accepts the baseline request', async () => {
     assert.equal((await call(base)).status, 200);
   });
-  test('auth: missing or non sk- key -> 401 authentication_error; Bearer accepted', async () => {
+  test('auth: missing or scripted-refused key -> 401 authentication_error; Bearer accepted', async () => {
     const { 'x-api-key': _k, ...noKey } = HEADERS;
     await rejects(base, /x-api-key/, 401, 'authentication_error', noKey);
     await rejects(base, /invalid/, 401, 'authentication_error', { ...HEADERS, 'x-api-key': 'bad' });
-    await rejects(base, /invalid/, 401, 'authentication_error', { ...noKey, authorization: 'Bearer nope' });
+    await rejects(base, /invalid/, 401, 'authentication_error', { ...noKey, authorization: 'Bearer sk-invalid-1' });
     assert.equal((await call(base, { ...noKey, authorization: 'Bearer sk-ok' })).status, 200);
   });
   test('missing anthropic-version header -> 400', async () => {

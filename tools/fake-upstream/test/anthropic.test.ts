@@ -31,7 +31,7 @@ describe('anthropic messages via the official SDK', () => {
       messages: [{ role: 'user', content: 'Hello there' }],
     });
     assert.equal(msg.type, 'message');
-    assert.deepEqual(msg.content, [{ type: 'text', text: 'Echo: Hello there', citations: null }]);
+    assert.deepEqual(msg.content, [{ type: 'text', text: 'Echo: Hello there' }]);
     assert.equal(msg.stop_reason, 'end_turn');
     assert.equal(msg.usage.input_tokens, countTokens('Hello there'));
     assert.equal(msg.usage.output_tokens, countTokens('Echo: Hello there'));
@@ -147,7 +147,7 @@ describe('anthropic messages via the official SDK', () => {
         { role: 'user', content: [{ type: 'tool_result', tool_use_id: call.id, content: '18C' }] },
       ],
     });
-    assert.deepEqual(answer.content, [{ type: 'text', text: 'Echo: 18C', citations: null }]);
+    assert.deepEqual(answer.content, [{ type: 'text', text: 'Echo: 18C' }]);
   });
 
   test('count_tokens matches message usage; cache_control writes then reads', async () => {

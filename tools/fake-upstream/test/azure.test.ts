@@ -111,7 +111,7 @@ describe('azure classic (deployment) form', () => {
     assert.deepEqual(noVersion.json, { error: { code: '404', message: 'Resource not found' } });
     const bad = new AzureOpenAI({
       endpoint: `${fake.url}/azure`,
-      apiKey: 'wrong',
+      apiKey: 'az-bad-key',
       apiVersion: '2024-10-21',
       maxRetries: 0,
     });

@@ -45,11 +45,11 @@ async function rejects(
 }
 
 describe('bedrock auth', () => {
-  test('Bearer sk- accepted; other bearer and missing auth rejected with 403', async () => {
+  test('Bearer key accepted; a refused bearer and missing auth rejected with 403', async () => {
     assert.equal((await post('converse', { messages: [user('hi')] })).status, 200);
     await rejects('converse', { messages: [user('hi')] }, /invalid/, 'UnrecognizedClientException', 403, {
       ...BEARER,
-      authorization: 'Bearer nope',
+      authorization: 'Bearer revoked-key-1',
     });
     await rejects(
       'converse',

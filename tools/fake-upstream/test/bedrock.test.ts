@@ -175,7 +175,7 @@ describe('bedrock via the official AWS SDK', () => {
     );
     const msg = JSON.parse(decoder.decode(r.body));
     assert.equal(msg.type, 'message');
-    assert.deepEqual(msg.content, [{ type: 'text', text: 'Echo: invoke me', citations: null }]);
+    assert.deepEqual(msg.content, [{ type: 'text', text: 'Echo: invoke me' }]);
     assert.equal(msg.usage.input_tokens, countTokens('invoke me'));
   });
 

@@ -33,9 +33,9 @@ async function chat400(body: unknown, param?: string | null, code?: string | nul
 const user = { role: 'user', content: 'hi' };
 
 describe('auth and routing', () => {
-  test('missing, non-Bearer and non-sk keys get 401 invalid_api_key', async () => {
+  test('missing, non-Bearer and scripted-refused keys get 401 invalid_api_key', async () => {
     const body = { model: 'gpt-4o', messages: [user] };
-    for (const headers of [{}, { authorization: 'sk-test' }, { authorization: 'Bearer nope' }] as Array<
+    for (const headers of [{}, { authorization: 'sk-test' }, { authorization: 'Bearer sk-bad-1' }] as Array<
       Record<string, string>
     >) {
       const res = await raw(fake, 'POST', '/openai/v1/chat/completions', body, headers);
