@@ -36,11 +36,21 @@ const COLUMNS = [
   'cache_shadow_match',
 ] as const;
 
-/** RFC 4180 field: quoted when it holds a comma, quote or line break. */
-function csvField(v: unknown): string {
+/**
+ * Spreadsheets run a cell that starts with one of these as a formula. End-user ids, tags, trace ids
+ * and model names are the caller's text, so an export would hand an admin's spreadsheet whatever a
+ * tenant wrote (`=HYPERLINK(...)`): such a text gets a leading `'`, which the spreadsheet shows as
+ * text (OWASP's advice for CSV injection). Numbers are ours and stay numbers.
+ */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/** RFC 4180 field: quoted when it holds a comma, quote or line break, or when it was neutralised. */
+export function csvField(v: unknown): string {
   if (v === null || v === undefined) return '';
-  const s = typeof v === 'object' ? JSON.stringify(v) : String(v);
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  const text = typeof v === 'object' ? JSON.stringify(v) : String(v);
+  const s = FORMULA_START.test(text) ? `'${text}` : text;
+  return s !== text || /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
 function csvLine(r: RequestLogRow): string {
