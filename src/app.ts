@@ -76,7 +76,11 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
 
   registerRequestIds(app);
   registerLingeringClose(app, { maxBytes: config.maxBodyBytes, maxMs: DEFAULT_LINGER_MS });
-  registerBodyBudget(app, config.bodyBudgetBytes, config.maxBodyBytes);
+  registerBodyBudget(app, {
+    budgetBytes: config.bodyBudgetBytes,
+    maxBodyBytes: config.maxBodyBytes,
+    idleMs: config.bodyIdleTimeoutMs,
+  });
   registerJsonParser(app);
   registerValidators(app);
   registerErrorHandlers(app);

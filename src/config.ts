@@ -35,6 +35,8 @@ export interface Config {
   maxBodyBytes: number;
   /** Request body bytes all requests in flight may hold together. */
   bodyBudgetBytes: number;
+  /** The longest pause between two chunks of a request body before its connection is closed. */
+  bodyIdleTimeoutMs: number;
   /** Request and response bodies kept in a log row, each, in characters. */
   logBodyMaxBytes: number;
   /** `GET /metrics` without an API key (a scraper on a private network). */
@@ -196,6 +198,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     streamIdleTimeoutMs:
       overrides.streamIdleTimeoutMs ??
       parseMs(nonEmpty(env.SWITCHYARD_STREAM_IDLE_TIMEOUT_MS), 'SWITCHYARD_STREAM_IDLE_TIMEOUT_MS', 60_000),
+    bodyIdleTimeoutMs:
+      overrides.bodyIdleTimeoutMs ??
+      parseMs(nonEmpty(env.SWITCHYARD_BODY_IDLE_TIMEOUT_MS), 'SWITCHYARD_BODY_IDLE_TIMEOUT_MS', 15_000),
     batchConcurrency:
       overrides.batchConcurrency ??
       parseCount(nonEmpty(env.SWITCHYARD_BATCH_CONCURRENCY), 'SWITCHYARD_BATCH_CONCURRENCY', 8, 'items'),
