@@ -1,10 +1,11 @@
 // The dashboard's pure parts, without a browser: the version diff, the JSON parser that maps a
 // field to its line, the schema check against the published routing-config schema, the report to
-// chart transform, the overview's time window and a budget's burn-down.
+// chart transform, the overview's time window, a budget's burn-down and how money reads.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { parse } from 'yaml';
+import { usd } from '../../ui/src/format.ts';
 import { burnDown } from '../../ui/src/lib/burndown.ts';
 import { diffLines, diffStats } from '../../ui/src/lib/diff.ts';
 import { JsonSyntaxError, lineOf, parseWithPositions } from '../../ui/src/lib/json-positions.ts';
@@ -193,5 +194,22 @@ describe('burnDown', () => {
       b.guides.some((g) => g.label === 'Forecast'),
       false,
     );
+  });
+});
+
+describe('usd', () => {
+  test('a few millionths keep three significant digits and never turn into exponent form', () => {
+    assert.equal(usd(0.000012), '$0.000012');
+    assert.equal(usd(0.0000123456), '$0.0000123');
+    assert.equal(usd(1.2e-7), '$0.00000012');
+    assert.equal(usd(2e-12), '$0.000000000002');
+    assert.equal(usd(0), '$0');
+  });
+
+  test('cents read as cents, dollars with two decimals', () => {
+    assert.equal(usd(0.5), '$0.50');
+    assert.equal(usd(0.1234), '$0.1234');
+    assert.equal(usd(4.304), '$4.30');
+    assert.equal(usd(-0.3), '-$0.30');
   });
 });

@@ -11,10 +11,20 @@ const dateTime = new Intl.DateTimeFormat(undefined, {
 });
 const integer = new Intl.NumberFormat(undefined, { maximumFractionDigits: 0 });
 
+// For tables of many rows: the time of day and the day on two short lines instead of one long one.
+const clock = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+const day = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+
 export function localTime(iso: string | null | undefined): string {
   if (!iso) return '—';
   const d = new Date(iso);
   return Number.isNaN(d.getTime()) ? iso : dateTime.format(d);
+}
+
+/** The local time of day and the local day, apart: ["10:43:17 PM", "Nov 26, 2026"]. */
+export function localClockAndDay(iso: string): [string, string] {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? [iso, ''] : [clock.format(d), day.format(d)];
 }
 
 export function int(n: number | null | undefined): string {
@@ -28,14 +38,27 @@ export function compact(n: number | null | undefined): string {
   return n === null || n === undefined ? '—' : compactFormat.format(n);
 }
 
-/** Small per-call costs keep their significant digits ($0.0000088), larger ones read as cents. */
+/**
+ * Small per-call costs keep three significant digits ($0.0000088), larger ones read as cents. Never
+ * in exponent form: String(1.2e-7) is "1.2e-7", which reads as nothing on a price.
+ */
 export function usd(n: number | null | undefined): string {
-  if (n === null || n === undefined) return '—';
+  if (n === null || n === undefined || Number.isNaN(n)) return '—';
   if (n === 0) return '$0';
   const abs = Math.abs(n);
-  if (abs >= 1) return `$${n.toFixed(2)}`;
-  if (abs >= 0.01) return `$${Number(n.toFixed(4))}`;
-  return `$${Number(n.toPrecision(3))}`;
+  const sign = n < 0 ? '-' : '';
+  if (abs >= 1) return `${sign}$${abs.toFixed(2)}`;
+  if (abs >= 0.01) return `${sign}$${trimZeros(abs.toFixed(4), 2)}`;
+  const digits = Math.min(20, 2 - Math.floor(Math.log10(abs)));
+  return `${sign}$${trimZeros(abs.toFixed(digits), 0)}`;
+}
+
+/** "0.5000" -> "0.50" (keeping `keep` decimals, as cents read), "0.0000120" -> "0.000012". */
+function trimZeros(fixed: string, keep: number): string {
+  const [whole, frac = ''] = fixed.split('.');
+  let end = frac.length;
+  while (end > keep && frac[end - 1] === '0') end--;
+  return end === 0 ? (whole as string) : `${whole}.${frac.slice(0, end)}`;
 }
 
 export function ms(n: number | null | undefined): string {

@@ -19,10 +19,19 @@ export interface Project {
     log_bodies: boolean;
     rate_limits: RateLimits;
     end_user_rate_limits: RateLimits;
-    semantic_cache: { enabled: boolean; mode: string } & Record<string, unknown>;
+    semantic_cache: CacheSettings;
   };
   created_at: string;
   deleted_at: string | null;
+}
+
+/** A project's semantic cache settings (PATCH merges them field by field). */
+export interface CacheSettings {
+  enabled: boolean;
+  mode: 'semantic' | 'exact' | 'shadow';
+  similarity_threshold: number;
+  ttl_seconds: number;
+  [field: string]: unknown;
 }
 
 export interface ApiKey {

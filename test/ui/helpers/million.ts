@@ -1,14 +1,17 @@
 // A million request-log rows written straight into a gateway's SQLite store, with the analytics
-// rollups the overview reads, for the dashboard's performance test. One transaction: each row
-// through one prepared INSERT, its rollups summed in memory as it is made and written once at the
-// end. The log worker's rollup writer (one read-merge-write per key and batch) would take about
+// rollups the overview reads, for the dashboard's performance test and bench/dashboard.ts. One
+// transaction: each row through one prepared INSERT, its rollups summed in memory as it is made and
+// written once at the end. The log worker's rollup writer (one read-merge-write per key and batch) would take about
 // 30 s here. Each rollup key is built as rollups.ts builds it, with the store's own functions for
 // the latency bin and the canonical tag set, and the test compares the report with the rows, so the
 // two cannot drift apart unnoticed.
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { encodeTime } from 'ulid';
 import { canonicalTags, DAY, DIM_LIMITS, HOUR } from '../../../src/store/rollups.ts';
 import { encodeHist, latencyBin } from '../../../src/store/rollups-histogram.ts';
+import { call, type Gateway, startGateway } from '../../helpers/gateway.ts';
 
 const MODELS = [
   ['gpt-4o-mini', 'openai', 0.15, 0.6],
@@ -211,4 +214,45 @@ export function seedMillion(opts: MillionOptions): { rows: number; ms: number } 
   })();
   db.close();
   return { rows: opts.rows, ms: Date.now() - started };
+}
+
+export interface MillionGateway {
+  gw: Gateway;
+  /** The SQLite file with the rows. */
+  file: string;
+  orgId: string;
+  seedMs: number;
+  /** Stops the gateway and removes its store (~600 MB), which no test gateway would remove. */
+  close(): Promise<void>;
+}
+
+/**
+ * A gateway whose store holds `rows` logged requests over `spanMs` in three projects: one gateway
+ * makes the store and two projects and stops, the rows go in, and a second one serves them.
+ */
+export async function startMillionGateway(rows: number, spanMs: number): Promise<MillionGateway> {
+  const first = await startGateway();
+  const projects: string[] = [];
+  for (const name of ['Search', 'Ads']) {
+    projects.push(((await call(first, 'POST', '/manage/v1/projects', { name })).body as { id: string }).id);
+  }
+  const dataDir = first.dataDir;
+  await first.close({ keepData: true });
+  const file = join(dataDir, 'switchyard.db');
+  const db = new Database(file, { readonly: true });
+  const orgId = (db.prepare('SELECT id FROM orgs').get() as { id: string }).id;
+  const defaultProject = (db.prepare("SELECT id FROM projects WHERE slug = 'default'").get() as { id: string }).id;
+  db.close();
+  const seedMs = seedMillion({ file, orgId, projectIds: [defaultProject, ...projects], rows, spanMs }).ms;
+  const gw = await startGateway({ dataDir });
+  return {
+    gw,
+    file,
+    orgId,
+    seedMs,
+    async close() {
+      await gw.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }

@@ -20,6 +20,8 @@ export interface ChartProps {
   dashed?: Line[];
   /** Counts: ticks on whole numbers only. */
   integer?: boolean;
+  /** Said over the chart when no line has a value other than 0: a flat line alone explains nothing. */
+  empty?: string;
 }
 
 // Tick steps for counts; uPlot would otherwise label a 0..2 axis 0, 0.5, 1, ... and round them.
@@ -38,12 +40,45 @@ function pointsOf(lines: Line[]): number {
   return n;
 }
 
+function blank(lines: Line[]): boolean {
+  return lines.every((l) => l.values.every((v) => v === null || v === 0));
+}
+
+// The y axis is as wide as its widest label: a fixed width cut the front off "$0.000012".
+const AXIS_FONT = '12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+const TICK_PX = 10;
+const GAP_PX = 5;
+let measurer: CanvasRenderingContext2D | null = null;
+
+function textWidth(text: string): number {
+  measurer ??= document.createElement('canvas').getContext('2d');
+  if (!measurer) return text.length * 8;
+  measurer.font = AXIS_FONT;
+  return measurer.measureText(text).width;
+}
+
+function yAxisSize(_u: uPlot, values: string[] | null): number {
+  const widest = Math.max(0, ...(values ?? []).map(textWidth));
+  return Math.max(40, Math.ceil(widest) + TICK_PX + GAP_PX + 6);
+}
+
 const NONE: Line[] = [];
 
-export function Chart({ id, title, xs, lines, format, height = 220, dashed = NONE, integer = false }: ChartProps) {
+export function Chart({
+  id,
+  title,
+  xs,
+  lines,
+  format,
+  height = 220,
+  dashed = NONE,
+  integer = false,
+  empty,
+}: ChartProps) {
   const box = useRef<HTMLDivElement>(null);
   const [showTable, setShowTable] = useState(false);
   const all = [...lines, ...dashed];
+  const isBlank = empty !== undefined && blank(lines);
 
   // A layout effect: the chart is drawn in the same commit as the data it shows, never a frame later.
   useLayoutEffect(() => {
@@ -74,10 +109,13 @@ export function Chart({ id, title, xs, lines, format, height = 220, dashed = NON
         {
           stroke: axis,
           grid: { stroke: grid, width: 1 },
-          ticks: { stroke: grid },
-          size: 64,
+          ticks: { stroke: grid, size: TICK_PX },
+          gap: GAP_PX,
+          font: AXIS_FONT,
+          size: yAxisSize,
           incrs: integer ? WHOLE_STEPS : undefined,
-          values: (_u, vals) => vals.map((v) => format(v)),
+          // A blank chart's scale is made up (0 to 100), so its numbers would only mislead.
+          values: (_u, vals) => vals.map((v) => (isBlank ? '' : format(v))),
         },
       ],
     };
@@ -93,11 +131,14 @@ export function Chart({ id, title, xs, lines, format, height = 220, dashed = NON
       ro.disconnect();
       plot.destroy();
     };
-  }, [xs, lines, dashed, height, integer]);
+  }, [xs, lines, dashed, height, integer, isBlank]);
 
-  return html`<figure class="chart" data-testid=${`chart-${id}`} data-points=${pointsOf(lines)}>
+  return html`<figure class="chart" data-testid=${`chart-${id}`} data-points=${pointsOf(lines)} data-blank=${isBlank}>
     <figcaption>${title}</figcaption>
-    <div class="chart-canvas" ref=${box} role="img" aria-label=${`${title}: chart, data table below`}></div>
+    <div class="chart-body">
+      <div class="chart-canvas" ref=${box} role="img" aria-label=${`${title}: chart, data table below`}></div>
+      ${isBlank ? html`<p class="chart-empty" data-testid="chart-empty">${empty}</p>` : null}
+    </div>
     <details onToggle=${(e: Event) => setShowTable((e.target as HTMLDetailsElement).open)}>
       <summary>Data table</summary>
       ${

@@ -5,7 +5,7 @@ import { html } from 'htm/preact';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ApiError } from '../api.ts';
-import { localTime, pretty } from '../format.ts';
+import { localClockAndDay, localTime, pretty } from '../format.ts';
 
 export function ErrorBox({ error, title }: { error: ApiError | Error | undefined | null; title?: string }) {
   if (!error) return null;
@@ -45,8 +45,13 @@ export function Updating({ when }: { when: boolean }) {
   return when ? html`<p class="loading updating" role="status">Updating…</p>` : null;
 }
 
-export function Time({ iso }: { iso: string | null | undefined }) {
+/** `stacked`: the time of day over the day, for narrow table columns. */
+export function Time({ iso, stacked = false }: { iso: string | null | undefined; stacked?: boolean }) {
   if (!iso) return html`<span>—</span>`;
+  if (stacked) {
+    const [clock, day] = localClockAndDay(iso);
+    return html`<time datetime=${iso} title=${`${iso} (UTC)`}>${clock} <small class="line">${day}</small></time>`;
+  }
   return html`<time datetime=${iso} title=${`${iso} (UTC)`}>${localTime(iso)}</time>`;
 }
 

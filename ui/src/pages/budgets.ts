@@ -107,9 +107,8 @@ function BudgetCard({
   return html`<li class="card" data-testid="budget" id=${`budget-${b.id}`}>
     <div class="card-head">
       <h3>${b.name}</h3>
-      <span>
-        <${Badge} tone=${status?.exceeded ? 'bad' : 'neutral'}>${b.period}<//>
-        <${Badge} tone="neutral">${b.action === 'block' ? 'blocks' : 'alerts only'}<//>
+      <span class="badges">
+        <${Badge} tone="neutral">${b.period}<//> <${Badge} tone="neutral">${b.action === 'block' ? 'blocks' : 'alerts only'}<//>${status?.exceeded ? html` <${Badge} tone="bad">${status.spent_usd > b.limit_usd ? 'over limit' : 'limit reached'}<//>` : null}
       </span>
     </div>
     <p class="hint">

@@ -11,6 +11,7 @@ import type { PageProps } from '../page.ts';
 import { useProjectsState } from '../projects.ts';
 import { setQuery } from '../router.ts';
 import type { CacheStats } from '../types.ts';
+import { CacheSettingsForm } from './cache-settings.ts';
 
 function Stats({ projectId, since }: { projectId: string; since: string | undefined }) {
   const stats = useApi<CacheStats>(`/projects/${enc(projectId)}/cache`, { since });
@@ -23,7 +24,7 @@ function Stats({ projectId, since }: { projectId: string; since: string | undefi
       <${Stat} label="Hit rate" value=${pct(s.hit_rate)} hint=${`${int(s.hits)} hits, ${int(s.misses)} misses`} />
       <${Stat} label="Saved" value=${usd(s.saved_cost_usd)} hint="upstream cost the hits avoided" />
     </div>
-    ${s.hits + s.misses === 0 ? html`<${Empty} title="No cache look-ups yet."><p>Turn on <code>settings.semantic_cache.enabled</code> for the project (PATCH /manage/v1/projects/{id}); repeated prompts then hit.</p><//>` : null}
+    ${s.hits + s.misses === 0 ? html`<${Empty} title="No cache look-ups yet."><p>With the cache on (the settings above), a repeated prompt is answered from it and counted here.</p><//>` : null}
     <div class="grid-2">
       <${Section} title="Hits by similarity" id="similarity">
         <${Bars} label="Hits by similarity" format=${int} items=${s.similarity_histogram.map((b) => ({ label: b.min === b.max ? 'exact (1.00)' : `${b.min.toFixed(2)}–${b.max.toFixed(2)}`, value: b.hits }))} />
@@ -53,6 +54,7 @@ export function CachePage({ loc }: PageProps) {
   const projects = state.projects;
   const live = projects.filter((p) => !p.deleted_at);
   const chosen = loc.query.get('project_id') ?? live[0]?.id ?? '';
+  const project = live.find((p) => p.id === chosen);
   const since = loc.query.get('since') ?? undefined;
   const [sinceInput, setSinceInput] = useState(toLocalInput(since));
   return html`<h1 tabindex="-1">Cache</h1>
@@ -73,6 +75,13 @@ export function CachePage({ loc }: PageProps) {
       <button type="submit">Apply</button>
     </form>
     <${ErrorBox} error=${state.error} title="Projects failed to load" />
+    ${
+      project
+        ? html`<${Section} title="Settings" id="cache-settings-section">
+            <${CacheSettingsForm} key=${project.id} project=${project} />
+          <//>`
+        : null
+    }
     ${chosen ? html`<${Stats} key=${`${chosen}|${since ?? ''}`} projectId=${chosen} since=${since} />` : null}
     ${!chosen && !state.loaded ? html`<${Loading} what="projects" />` : null}
     ${!chosen && state.loaded && !state.error ? html`<${Empty} title="No projects."><p><a href="/ui/projects">Create a project</a> first; each project has its own cache.</p><//>` : null}`;

@@ -64,8 +64,7 @@ export function Playground({ config }: { config: RoutingConfig }) {
         ? html`<div data-testid="playground-result">
             <p>
               Policy <strong>${decision.policy}</strong>
-              ${decision.config ? html` · @${decision.config.slug} v${decision.config.version}` : null} · would call
-              <strong>${decision.target ? `${decision.target.provider}/${decision.target.model}` : 'nothing (no eligible candidate)'}</strong>
+              ${decision.config ? html` · @${decision.config.slug} v${decision.config.version}` : null} · would call <strong>${decision.target ? `${decision.target.provider}/${decision.target.model}` : 'nothing (no eligible candidate)'}</strong>
               ${decision.matched_rule ? html` · rule ${decision.matched_rule}` : null}
               ${decision.variant_bucket ? html` · variant ${decision.variant_bucket}` : null}
             </p>

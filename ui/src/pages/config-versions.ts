@@ -20,8 +20,7 @@ function DiffView({ a, b }: { a: ConfigVersion; b: ConfigVersion }) {
   const { added, removed } = diffStats(lines);
   return html`<div class="diff" data-testid="version-diff">
     <p class="hint" role="status">
-      Version ${a.version} → version ${b.version}:
-      ${added === 0 && removed === 0 ? ' identical definitions.' : ` ${added} line${added === 1 ? '' : 's'} added, ${removed} removed.`}
+      Version ${a.version} → version ${b.version}:${added === 0 && removed === 0 ? ' identical definitions.' : ` ${added} line${added === 1 ? '' : 's'} added, ${removed} removed.`}
     </p>
     <pre class="diff-body" tabindex="0" aria-label=${`Differences between version ${a.version} and ${b.version}`}>${lines.map(
       (l) =>

@@ -2,13 +2,14 @@
 // and cursor paging (the list is newest first and reads an index, so it is fast at any size).
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
-import { Badge, Empty, ErrorBox, Loading, Pager, StatusBadge, Time, Updating } from '../components/common.ts';
-import { fromLocalInput, int, ms, toLocalInput, usd } from '../format.ts';
+import { Empty, ErrorBox, Loading, Pager, Updating } from '../components/common.ts';
+import { fromLocalInput, toLocalInput } from '../format.ts';
 import { useApi } from '../hooks.ts';
 import type { PageProps } from '../page.ts';
-import { projectName, useProjects } from '../projects.ts';
+import { useProjects } from '../projects.ts';
 import { href, setQuery } from '../router.ts';
 import type { LogSummary, Page } from '../types.ts';
+import { LogsTable } from './logs-table.ts';
 
 const TEXT_FILTERS = [
   ['model', 'Model', 'asked for or used, e.g. openai/gpt-4o-mini or @main'],
@@ -17,7 +18,35 @@ const TEXT_FILTERS = [
   ['trace_id', 'Trace id', ''],
   ['conversation_id', 'Conversation id', ''],
 ] as const;
-const REQUEST_TYPES = ['chat_completion', 'message', 'embedding', 'count_tokens', 'batch_execution', 'file_upload'];
+// Suggestions for the request type filter: the inference calls first (what the analytics report
+// counts by default), then the reads and listings around files, batches and responses.
+const REQUEST_TYPES = [
+  'chat_completion',
+  'message',
+  'embedding',
+  'response_create',
+  'image_generation',
+  'audio_speech',
+  'audio_transcription',
+  'audio_translation',
+  'batch_execution',
+  'count_tokens',
+  'batch_create',
+  'batch_list',
+  'batch_retrieve',
+  'batch_results',
+  'batch_cancel',
+  'batch_delete',
+  'file_upload',
+  'file_list',
+  'file_retrieve',
+  'file_download',
+  'file_delete',
+  'response_retrieve',
+  'response_delete',
+  'response_cancel',
+  'response_input_items',
+];
 const VENDORS = ['openai', 'anthropic', 'google', 'azure-openai', 'bedrock', 'together', 'fireworks'];
 export const FILTER_KEYS = [
   'start',
@@ -139,56 +168,6 @@ function Filters({
   </form>`;
 }
 
-export function LogsTable({
-  rows,
-  org,
-  projects,
-}: {
-  rows: LogSummary[];
-  org: boolean;
-  projects: ReturnType<typeof useProjects>;
-}) {
-  return html`<div class="table-wrap">
-    <table class="logs" data-testid="logs-table">
-      <caption class="sr-only">Requests, newest first</caption>
-      <thead>
-        <tr>
-          <th scope="col">Time</th>
-          <th scope="col">Request</th>
-          <th scope="col">Type</th>
-          ${org ? html`<th scope="col">Project</th>` : null}
-          <th scope="col">Model</th>
-          <th scope="col">Provider</th>
-          <th scope="col">Status</th>
-          <th scope="col" class="num">Latency</th>
-          <th scope="col" class="num">Tokens in/out</th>
-          <th scope="col" class="num">Cost</th>
-          <th scope="col">Cache</th>
-          <th scope="col">End user</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${rows.map(
-          (r) => html`<tr>
-            <td class="nowrap"><${Time} iso=${r.created_at} /></td>
-            <td><a href=${`/ui/logs/${encodeURIComponent(r.id)}`} class="mono">${r.id}</a>${r.replay_of ? html` <${Badge} tone="neutral">replay<//>` : null}</td>
-            <td>${r.request_type}</td>
-            ${org ? html`<td>${projectName(projects, r.project_id)}</td>` : null}
-            <td>${r.model_requested ?? '—'}${r.model_used && r.model_used !== r.model_requested ? html`<br /><small>→ ${r.model_used}</small>` : null}</td>
-            <td>${r.provider ?? '—'}</td>
-            <td><${StatusBadge} code=${r.status_code} /></td>
-            <td class="num">${ms(r.latency_ms)}</td>
-            <td class="num">${int(r.input_tokens)} / ${int(r.output_tokens)}</td>
-            <td class="num">${usd(r.cost_usd)}</td>
-            <td>${r.cache ?? '—'}</td>
-            <td>${r.end_user ?? '—'}</td>
-          </tr>`,
-        )}
-      </tbody>
-    </table>
-  </div>`;
-}
-
 export function LogsPage({ session, loc }: PageProps) {
   const org = session.scope === 'org';
   const projects = useProjects(org);
@@ -221,8 +200,10 @@ export function LogsPage({ session, loc }: PageProps) {
             ${
               active.length > 0
                 ? html`<p>Loosen a filter or <a href="/ui/logs">clear them all</a>.</p>`
-                : html`<p>Send a request through the gateway with an API key, for example
-                    <code>POST /alpha/v1/chat/completions</code>; it is listed here within a second.</p>`
+                : html`<p>
+                    Send a request through the gateway with an API key, for example <code>POST /alpha/v1/chat/completions</code>;
+                    it is listed here within a second.
+                  </p>`
             }
           <//>`
         : null

@@ -93,7 +93,7 @@ export function CachePanel({ since, projectId }: { since: string; projectId: str
   const looked = c.hits + c.misses;
   if (c.perProject.length === 0)
     return html`<${Empty} title="No project has the semantic cache on.">
-      <p>Turn on <code>settings.semantic_cache</code> for a project to answer repeated prompts from the cache; its hit rate then shows here and on the <a href="/ui/cache">Cache</a> page.</p>
+      <p>Turn it on for a project on the <a href="/ui/cache">Cache</a> page to answer repeated prompts from the cache; its hit rate then shows here.</p>
     <//>`;
   return html`<div class="stats">
       <${Stat} label="Hit rate" value=${looked === 0 ? '—' : pct(c.hits / looked)} hint=${`${int(c.hits)} hits, ${int(c.misses)} misses`} />

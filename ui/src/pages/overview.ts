@@ -35,7 +35,7 @@ function Totals({ totals, previous }: { totals: ReportTotals; previous?: ReportT
   return html`<div class="stats" data-testid="totals">
     <${Stat} label="Requests" value=${int(totals.requests)} hint=${delta(totals.requests, previous?.requests)} />
     <${Stat} label="Cost" value=${usd(totals.cost_usd)} hint=${delta(totals.cost_usd, previous?.cost_usd)} />
-    <${Stat} label="Error rate" value=${pct(totals.error_rate)} hint=${`${int(totals.errors)} errors`} />
+    <${Stat} label="Error rate" value=${totals.requests === 0 ? '—' : pct(totals.error_rate)} hint=${`${int(totals.errors)} errors`} />
     <${Stat} label="Latency p50" value=${ms(totals.p50_latency_ms)} />
     <${Stat} label="Latency p95" value=${ms(totals.p95_latency_ms)} />
     <${Stat} label="Tokens in" value=${compact(totals.input_tokens)} hint=${int(totals.input_tokens)} />
@@ -66,16 +66,19 @@ function Charts({ report }: { report: Report }) {
     [report, xs, grouped],
   );
   const n = (v: number) => int(v);
-  return html`<div class="grid-2">
-    <${Chart} id="requests" title="Requests" xs=${xs} lines=${charts.requests} format=${n} integer />
-    <${Chart} id="cost" title="Cost (USD)" xs=${xs} lines=${charts.cost} format=${usd} />
-    <${Chart} id="errors" title="Errors (4xx and 5xx)" xs=${xs} lines=${charts.errors} format=${n} integer />
+  const none = 'No requests in this period';
+  const quiet = report.totals.requests === 0;
+  return html`<div class="grid-2 charts">
+    <${Chart} id="requests" title="Requests" xs=${xs} lines=${charts.requests} format=${n} integer empty=${none} />
+    <${Chart} id="cost" title="Cost (USD)" xs=${xs} lines=${charts.cost} format=${usd} empty=${quiet ? none : 'No cost in this period (cache hits and free calls cost $0)'} />
+    <${Chart} id="errors" title="Errors (4xx and 5xx)" xs=${xs} lines=${charts.errors} format=${n} integer empty=${quiet ? none : 'No errors in this period'} />
     <${Chart}
       id="latency"
       title=${grouped ? 'Latency p95 per group' : 'Latency p50 / p95'}
       xs=${xs}
       lines=${charts.latency}
       format=${ms}
+      empty=${none}
     />
   </div>`;
 }
@@ -96,8 +99,9 @@ function MainReport({ query }: { query: Query }) {
               main.data.totals.requests === 0
                 ? html`<${Empty} title="No requests in this range.">
                     <p>
-                      Widen the range, or send traffic through the gateway (<code>POST /alpha/v1/chat/completions</code>
-                      or <code>POST /beta/v1/messages</code> with an API key); it shows here within a second.
+                      Widen the range, or send traffic through the gateway
+                      (<code>POST /alpha/v1/chat/completions</code> or <code>POST /beta/v1/messages</code> with an API key);
+                      it shows here within a second.
                     </p>
                   <//>`
                 : null

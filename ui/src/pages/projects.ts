@@ -97,8 +97,7 @@ export function ProjectsPage() {
                       <td>${limits(p.settings.rate_limits)}</td>
                       <td><${Time} iso=${p.created_at} /></td>
                       <td class="actions">
-                        <a href=${href('/logs', { project_id: p.id })}>Logs</a>
-                        <a href=${href('/keys', { project_id: p.id })}>Keys</a>
+                        <a href=${href('/logs', { project_id: p.id })}>Logs</a> <a href=${href('/keys', { project_id: p.id })}>Keys</a>
                         ${p.deleted_at ? null : html`<${ConfirmButton} label="Delete" confirm=${`Delete ${p.name} and revoke its keys?`} onConfirm=${async () => (await remove.run(p.id)) && changed()} />`}
                       </td>
                     </tr>`,

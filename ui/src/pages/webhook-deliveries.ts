@@ -120,10 +120,8 @@ export function Deliveries({
               ${list.data.data.map(
                 (d) => html`<li>
                   <button type="button" class="row-toggle" aria-expanded=${open === d.id} onClick=${() => setOpen(open === d.id ? null : d.id)}>
-                    <${Badge} tone=${tone(d.status)}>${d.status}<//>
-                    <strong>${d.event_type}</strong>
-                    <span class="mono">${url(d.endpoint_id)}</span>
-                    <span>${d.attempt_count} attempt${d.attempt_count === 1 ? '' : 's'}${d.response_status !== null ? `, last answer ${d.response_status}` : ''}</span>
+                    <${Badge} tone=${tone(d.status)}>${d.status}<//> <strong>${d.event_type}</strong> <span class="mono">${url(d.endpoint_id)}</span>${' '}
+                    <span>${d.attempt_count} attempt${d.attempt_count === 1 ? '' : 's'}${d.response_status !== null ? `, last answer ${d.response_status}` : ''}</span>${' '}
                     <${Time} iso=${d.created_at} />
                   </button>
                   ${open === d.id ? html`<${Detail} id=${d.id} onReplayed=${list.reload} />` : null}

@@ -1,0 +1,47 @@
+// Request-log rows written straight through the store's insert (rollups included), for pages that
+// need a shape of traffic the fake upstream would take long to make: tiny costs, polls, listings.
+import type { RequestLogRow } from '../../../src/store/request-logs.ts';
+import { idAt } from '../../../src/util/ids.ts';
+import type { Gateway } from '../../helpers/gateway.ts';
+
+let n = 0;
+
+export function logRow(gw: Gateway, row: Partial<RequestLogRow> & { createdAt: string }): RequestLogRow {
+  return {
+    id: idAt('req', Date.parse(row.createdAt), `ui-row-${n++}`),
+    requestType: 'chat_completion',
+    orgId: gw.app.svc.bootstrap.orgId,
+    projectId: null,
+    apiKeyId: null,
+    endUser: null,
+    tags: null,
+    traceId: null,
+    conversationId: null,
+    modelRequested: 'openai/gpt-4o-mini',
+    modelUsed: 'gpt-4o-mini',
+    provider: 'openai',
+    credentialId: null,
+    statusCode: 200,
+    latencyMs: 120,
+    ttfbMs: null,
+    inputTokens: 10,
+    outputTokens: 5,
+    cacheReadTokens: 0,
+    cacheCreationTokens: 0,
+    costUsd: 0,
+    error: null,
+    decisionTrace: null,
+    requestBody: null,
+    responseBody: null,
+    cache: null,
+    replayOf: null,
+    savedCostUsd: 0,
+    cacheSimilarity: null,
+    cacheShadowMatch: null,
+    ...row,
+  };
+}
+
+export async function insertRows(gw: Gateway, rows: RequestLogRow[]): Promise<void> {
+  await gw.app.svc.stores.logs.insertMany([...rows].sort((a, b) => (a.id < b.id ? -1 : 1)));
+}
