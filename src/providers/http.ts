@@ -66,8 +66,32 @@ export function transportError(err: unknown, signal?: AbortSignal): UpstreamErro
   ) {
     return { status: 504, kind: 'timeout', message: 'upstream timed out', retryable: true };
   }
-  const message = err instanceof Error ? err.message : String(err);
-  return { status: 502, kind: 'network', message: `upstream unreachable: ${message}`, retryable: true };
+  return { status: 502, kind: 'network', message: `upstream unreachable: ${networkCause(err)}`, retryable: true };
+}
+
+/** What went wrong on the network, in words that hold for any caller. */
+const NETWORK_CAUSES: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'host name not found',
+  EAI_AGAIN: 'host name lookup failed',
+  ECONNRESET: 'connection reset',
+  ETIMEDOUT: 'connect timed out',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  EPIPE: 'connection closed while sending',
+  UND_ERR_SOCKET: 'connection closed',
+  UND_ERR_CONNECT_TIMEOUT: 'connect timed out',
+};
+
+/**
+ * The cause without the address: a network error's text names the host and port it tried
+ * (`connect ECONNREFUSED 10.0.3.7:8443`), and this message reaches project keys, which have no
+ * business learning the organization's internal host names. The code is enough to act on.
+ */
+function networkCause(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code ?? (err as { cause?: { code?: unknown } } | null)?.cause?.code;
+  if (typeof code !== 'string') return 'network error';
+  return `${NETWORK_CAUSES[code] ?? 'network error'} (${code})`;
 }
 
 function isTimeout(e: unknown): boolean {
