@@ -159,7 +159,7 @@ describe('gemini adapter x fake upstream', () => {
     const limited = await call(request(), target('gemini-fail-429'));
     const info = geminiAdapter.decodeError(limited.status, limited.text, limited.headers);
     assert.deepEqual([info.status, info.kind, info.retryable], [429, 'rate_limit', true]);
-    const bad = await call(request(), target('gemini-2.5-flash', 'nope'));
+    const bad = await call(request(), target('gemini-2.5-flash', 'gm-bad-key'));
     assert.equal(geminiAdapter.decodeError(bad.status, bad.text, bad.headers).kind, 'authentication');
   });
 

@@ -122,7 +122,7 @@ test("an upstream refusal comes back as it was, with the upstream's status and b
   });
   assert.equal(res.status, 400);
   assert.match(((await json(res)).error as { message: string }).message, /Must be \.jsonl/);
-  const bad = await getFile({ vendor: 'openai', credential: { apiKey: 'nope', baseUrl: t.credential.baseUrl } }, 'f');
+  const bad = await getFile({ vendor: 'openai', credential: { apiKey: 'sk-bad-key', baseUrl: t.credential.baseUrl } }, 'f');
   assert.equal(bad.status, 401);
   await bad.body.dump();
 });

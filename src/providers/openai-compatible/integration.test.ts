@@ -98,7 +98,7 @@ test('bad key is reported as authentication', async () => {
   const a = openaiCompatibleAdapter('openai');
   const t = target('openai', '/openai/v1', 'gpt-4o-mini');
   const { sendUpstream } = await import('../http.ts');
-  const res = await sendUpstream(await a.verifyKeyRequest({ ...t.credential, apiKey: 'nope' }));
+  const res = await sendUpstream(await a.verifyKeyRequest({ ...t.credential, apiKey: 'sk-bad-key' }));
   const info = a.decodeError(res.status, await res.body.text(), res.headers);
   assert.equal(info.kind, 'authentication');
   const ok = await sendUpstream(await a.verifyKeyRequest(t.credential));
