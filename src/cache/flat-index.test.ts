@@ -85,7 +85,9 @@ test('the zero vector matches nothing; a wrong size is refused', () => {
   assert.throws(() => new FlatIndex(0), /positive integer/);
 });
 
-test('a 10,000-entry partition of 256 dimensions answers in a few milliseconds', () => {
+// A few milliseconds idle; the bound is generous so a loaded machine cannot fail it (timings are
+// bench/cache-index.ts's job), while a scan gone quadratic still would.
+test('a 10,000-entry partition of 256 dimensions answers without a gross slowdown', () => {
   const next = seededRandom(1);
   const index = new FlatIndex(256);
   for (let i = 0; i < 10_000; i++) index.add(`e${i}`, randomVector(next, 256));
@@ -94,5 +96,5 @@ test('a 10,000-entry partition of 256 dimensions answers in a few milliseconds',
   const started = performance.now();
   for (let i = 0; i < 10; i++) index.nearest(q);
   const ms = (performance.now() - started) / 10;
-  assert.ok(ms < 50, `took ${ms.toFixed(2)} ms per query`);
+  assert.ok(ms < 250, `took ${ms.toFixed(2)} ms per query`);
 });

