@@ -87,13 +87,18 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   registerAuth(app, svc.principals);
 
   app.get('/healthz', async () => {
-    const { counters, changes, workerId } = svc.cluster;
+    const { counters, changes, workerId, limits } = svc.cluster;
     // Serving on this instance's own counters while Redis is away is degraded, not down.
     const degraded = counters === 'local' || changes === 'local';
+    const withoutRedis = {
+      limits_without_redis: limits.withoutRedis,
+      admitted_without_redis: limits.admittedWithoutRedis,
+      refused_without_redis: limits.refusedWithoutRedis,
+    };
     return {
       status: degraded ? 'degraded' : 'ok',
       storage: svc.dialect,
-      ...(counters === 'off' ? {} : { redis: { counters, change_events: changes } }),
+      ...(counters === 'off' ? {} : { redis: { counters, change_events: changes, ...withoutRedis } }),
       ...(workerId === null ? {} : { worker: workerId }),
     };
   });
@@ -142,6 +147,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
     tpm: refusals.series({ kind: 'tpm' }),
     concurrency: refusals.series({ kind: 'concurrency' }),
     budget: refusals.series({ kind: 'budget' }),
+    unavailable: refusals.series({ kind: 'unavailable' }),
   };
   svc.limits.onRefusal = (kind) => refusalSeries[kind].inc();
   metrics.gauge<'budget_id'>({
@@ -159,6 +165,16 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
       readEach: async () => [
         { labels: { adapter: 'counters' }, value: svc.cluster.counters === 'redis' ? 1 : 0 },
         { labels: { adapter: 'change_events' }, value: svc.cluster.changes === 'redis' ? 1 : 0 },
+      ],
+    });
+    const { limits } = svc.cluster;
+    metrics.gauge<'mode' | 'outcome'>({
+      name: 'switchyard_limits_without_redis',
+      help: 'Admissions answered without Redis since start, by SWITCHYARD_LIMITS_WITHOUT_REDIS mode and outcome',
+      labelNames: ['mode', 'outcome'],
+      readEach: async () => [
+        { labels: { mode: limits.withoutRedis, outcome: 'admitted' }, value: limits.admittedWithoutRedis },
+        { labels: { mode: limits.withoutRedis, outcome: 'refused' }, value: limits.refusedWithoutRedis },
       ],
     });
   }

@@ -2,6 +2,9 @@
 // default so that `npm start` works with no configuration at all.
 import { isAbsolute, resolve } from 'node:path';
 
+/** `share`: each instance its share of what was left; `local`: each alone; `refuse`: 503. */
+export type LimitsWithoutRedis = 'share' | 'local' | 'refuse';
+
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 export interface Config {
@@ -16,6 +19,8 @@ export interface Config {
   redisUrl: string | null;
   /** Names this deployment's keys and channel in a shared Redis (`sy:<prefix>:`; empty: `sy:`). */
   redisPrefix: string;
+  /** What limits and budgets do while Redis is away (see README, Scale out). */
+  limitsWithoutRedis: LimitsWithoutRedis;
   /** Processes serving one port on this machine (node:cluster); 1 runs the gateway in this process. */
   workers: number;
   /** Set by the primary in each worker it forks (1..workers): the worker keeps its own journal. */
@@ -138,6 +143,12 @@ function parseRedisPrefix(raw: string | null): string {
   return raw;
 }
 
+function parseLimitsWithoutRedis(raw: string | null): LimitsWithoutRedis {
+  if (raw === null) return 'share';
+  if (raw === 'share' || raw === 'local' || raw === 'refuse') return raw;
+  throw new Error(`SWITCHYARD_LIMITS_WITHOUT_REDIS must be share, local or refuse, got "${raw}"`);
+}
+
 function parseDatabaseUrl(raw: string | null): string | null {
   if (raw === null) return null;
   if (!/^postgres(ql)?:\/\//.test(raw)) {
@@ -160,6 +171,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       overrides.pgSchema !== undefined ? overrides.pgSchema : parseSchema(nonEmpty(env.SWITCHYARD_DATABASE_SCHEMA)),
     redisUrl: overrides.redisUrl !== undefined ? overrides.redisUrl : nonEmpty(env.SWITCHYARD_REDIS_URL),
     redisPrefix: overrides.redisPrefix ?? parseRedisPrefix(nonEmpty(env.SWITCHYARD_REDIS_PREFIX)),
+    limitsWithoutRedis:
+      overrides.limitsWithoutRedis ?? parseLimitsWithoutRedis(nonEmpty(env.SWITCHYARD_LIMITS_WITHOUT_REDIS)),
     workers: overrides.workers ?? parseCount(nonEmpty(env.SWITCHYARD_WORKERS), 'SWITCHYARD_WORKERS', 1, 'processes'),
     workerId:
       overrides.workerId !== undefined

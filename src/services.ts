@@ -92,6 +92,7 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
     counters: redis ? 'local' : 'off',
     changes: redis ? 'local' : 'off',
     workerId: config.workerId,
+    limits: { withoutRedis: config.limitsWithoutRedis, admittedWithoutRedis: 0, refusedWithoutRedis: 0 },
   };
   const changes = createChangeBus(config, logger, {
     keyPrefix: config.redisPrefix,
@@ -137,6 +138,10 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       keyPrefix: config.redisPrefix,
       onStateChange: (s) => {
         cluster.counters = s;
+      },
+      onWithoutRedis: (outcome) => {
+        if (outcome === 'admitted') cluster.limits.admittedWithoutRedis++;
+        else cluster.limits.refusedWithoutRedis++;
       },
     });
     // Spend is seeded into Redis below: wait (briefly) for it, or the seeds land only in this instance.

@@ -1,8 +1,8 @@
 // Cluster adapters chosen by configuration. Embedded mode (no Redis URL) uses the in-process ones
 // in cluster/local/: nothing on the hot path changes, and other processes sharing the database see
 // changes through the live mirrors' periodic poll (workers of one machine: through their primary). With a Redis URL (scale-out mode) counters and
-// change events are shared through Redis (cluster/redis/), falling back to this instance alone
-// while Redis is away.
+// change events are shared through Redis (cluster/redis/); while Redis is away, change events stay
+// on this instance and limits follow SWITCHYARD_LIMITS_WITHOUT_REDIS (redis/failover-counters.ts).
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { ChangeBus } from '../ports/change-bus.ts';
@@ -30,8 +30,12 @@ export interface ClusterOptions {
   instanceId?: string;
   /** Told when the adapter starts or stops sharing through Redis (not called in embedded mode). */
   onStateChange?: (state: LinkState) => void;
-  /** A Redis command without an answer after this long is answered locally (default 100 ms). */
+  /** A change event's publish without an answer after this long reaches only this instance (default 100 ms). */
   commandTimeoutMs?: number;
+  /** Counters: how long Redis may stay silent before it counts as away (default 1 s; see ReplyWatch). */
+  deadlineMs?: number;
+  /** Counters: told of each admission answered without Redis. */
+  onWithoutRedis?: (outcome: 'admitted' | 'refused') => void;
 }
 
 const prefixOf = (opts: ClusterOptions): string => (opts.keyPrefix ? `sy:${opts.keyPrefix}:` : 'sy:');
@@ -59,16 +63,25 @@ export function createChangeBus(
 
 /** Rate-limit and budget counters, with once-claims for cluster-wide deduplication. */
 export function createCounters(
-  config: Pick<Config, 'redisUrl'>,
+  config: Pick<Config, 'redisUrl'> & Partial<Pick<Config, 'limitsWithoutRedis'>>,
   opts: ClusterOptions & { logger?: Logger } = {},
 ): Counters & OnceClaims {
   if (config.redisUrl === null) return new LocalCounters();
+  const keyPrefix = prefixOf(opts);
   const redis = new RedisCounters({
-    client: createRedisClient(config.redisUrl, { commandTimeoutMs: opts.commandTimeoutMs }),
-    keyPrefix: prefixOf(opts),
+    client: createRedisClient(config.redisUrl, { commandTimeoutMs: null }),
+    keyPrefix,
     instanceId: opts.instanceId,
   });
-  return new FailoverCounters({ redis, logger: opts.logger, onStateChange: opts.onStateChange });
+  return new FailoverCounters({
+    redis,
+    logger: opts.logger,
+    onStateChange: opts.onStateChange,
+    mode: config.limitsWithoutRedis,
+    deadlineMs: opts.deadlineMs,
+    registryKey: `${keyPrefix}inst`,
+    onWithoutRedis: opts.onWithoutRedis,
+  });
 }
 
 /** Small observations every instance shares (health samples); undefined without Redis. */

@@ -112,6 +112,13 @@ export const ERROR_CODES = {
     beta: 'overloaded_error',
     message: 'Too many large requests in flight; retry after the retry-after header',
   },
+  limits_unavailable: {
+    status: 503,
+    alpha: 'api_error',
+    beta: 'overloaded_error',
+    message:
+      'Rate limits and budgets cannot be checked right now (Redis is unreachable); retry after the retry-after header',
+  },
   shutting_down: {
     status: 503,
     alpha: 'api_error',

@@ -1,5 +1,6 @@
 // How limits show in answers: the x-ratelimit-* headers (OpenAI's names) on every call a rate limit
-// applies to, and the 429 / 402 refusals in the called family's error shape.
+// applies to, and the 429 / 402 refusals (503 while the shared counters are out of reach and the
+// gateway is set to refuse then) in the called family's error shape.
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { RateState, Refusal } from '../ports/counters.ts';
 
@@ -51,6 +52,11 @@ export function refusalError(r: Refusal, budgets: BudgetNames): GatewayError {
     const held = r.reservedUsd > 0 ? ` (plus $${r.reservedUsd.toFixed(6)} held by calls in flight)` : '';
     return new GatewayError('budget_exceeded', {
       message: `Budget '${budgets.name(r.budgetId)}' (${r.budgetId}) has no room for this call: $${spent} of $${r.limitUsd} spent in this period${held}`,
+    });
+  }
+  if (r.kind === 'unavailable') {
+    return new GatewayError('limits_unavailable', {
+      headers: { 'retry-after': String(Math.max(1, Math.ceil(r.retryAfterMs / 1000))) },
     });
   }
   const headers = rateHeaders(r) ?? {};

@@ -225,6 +225,7 @@ export class Limits implements BudgetStatusSource {
         reserved_usd: r.reservedUsd,
       };
     }
+    if (r.kind === 'unavailable') return { kind: r.kind, retry_after_ms: r.retryAfterMs };
     return { kind: r.kind, scope: r.scope, limit: r.limit, retry_after_ms: r.retryAfterMs };
   }
 

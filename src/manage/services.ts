@@ -2,7 +2,7 @@
 // writers of one gateway instance. Built by src/services.ts (the composition root).
 import type { Logger } from 'pino';
 import type { SemanticCache } from '../cache/service.ts';
-import type { Config } from '../config.ts';
+import type { Config, LimitsWithoutRedis } from '../config.ts';
 import type { SecretBox } from '../crypto/secretbox.ts';
 import type { JobRunner } from '../jobs/runner.ts';
 import type { Limits } from '../limits/service.ts';
@@ -47,6 +47,8 @@ export interface ClusterStatus {
   changes: 'off' | 'redis' | 'local';
   /** This process's number under SWITCHYARD_WORKERS; null when it is the only one. */
   workerId: number | null;
+  /** SWITCHYARD_LIMITS_WITHOUT_REDIS, and the admissions answered without Redis since start. */
+  limits: { withoutRedis: LimitsWithoutRedis; admittedWithoutRedis: number; refusedWithoutRedis: number };
 }
 
 export interface Services {

@@ -67,7 +67,9 @@ export type Refusal =
       requests?: RateState;
       tokens?: RateState;
     }
-  | { kind: 'budget'; budgetId: string; key: string; limitUsd: number; spentUsd: number; reservedUsd: number };
+  | { kind: 'budget'; budgetId: string; key: string; limitUsd: number; spentUsd: number; reservedUsd: number }
+  /** Redis is away and the gateway is set to refuse what it cannot count there (`refuse`). */
+  | { kind: 'unavailable'; retryAfterMs: number };
 
 export interface Admitted {
   ok: true;

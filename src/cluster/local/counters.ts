@@ -170,6 +170,15 @@ export class LocalCounters implements Counters, OnceClaims {
     return Promise.resolve();
   }
 
+  /**
+   * Sets a rate counter's TATs as paid at `rpm` / `tpm` (so that an admission at those limits does
+   * not rescale them): an outage's share counters start from what Redis last showed.
+   */
+  seedRate(key: string, seed: { requestsTat: number; tokensTat: number; rpm: number; tpm: number }): void {
+    const c = this.#rates.get(key);
+    this.#rates.set(key, { inFlight: c?.inFlight ?? 0, ...seed });
+  }
+
   claimOnce(key: string, ttlMs: number): Promise<boolean> {
     return this.#claims.claimOnce(key, ttlMs);
   }

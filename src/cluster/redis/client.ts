@@ -1,6 +1,7 @@
 // Redis connections for the cluster adapters, set to fail fast: a proxy call must never wait on a
-// Redis that is gone. Without a connection a command is refused at once (no offline queue), and
-// one that gets no answer gives up after `commandTimeout`; the callers then answer locally.
+// Redis that is gone. Without a connection a command is refused at once (no offline queue). The
+// change bus gives up on a command after `commandTimeout`; the counters' connection has none, since
+// a slow answer is still the answer (FailoverCounters judges when a silent Redis is away).
 // ioredis keeps reconnecting in the background and says so with 'ready'.
 import { createHash } from 'node:crypto';
 import { Redis, type RedisOptions } from 'ioredis';
@@ -18,8 +19,8 @@ export const SILENT_LOG: ClusterLog = { info() {}, warn() {}, error() {} };
 export type LinkState = 'redis' | 'local';
 
 export interface ClientOptions {
-  /** Gives up on a command after this long (default 100 ms: well above a loopback round trip). */
-  commandTimeoutMs?: number;
+  /** Gives up on a command after this long (default 100 ms: well above a loopback round trip); null: never. */
+  commandTimeoutMs?: number | null;
   /** A subscriber connection blocks on nothing, so it keeps no command timeout. */
   subscriber?: boolean;
 }
@@ -28,15 +29,15 @@ export function createRedisClient(url: string, opts: ClientOptions = {}): Redis 
   const options: RedisOptions = {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
-    // A command that timed out was answered locally: sending it again after a reconnect would count
-    // the call twice.
+    // A command given up on was answered without Redis: sending it again after a reconnect would
+    // count the call twice.
     autoResendUnfulfilledCommands: false,
     // The change bus subscribes on every 'ready' itself (see RedisChangeBus).
     autoResubscribe: false,
     connectTimeout: 1000,
     // Retry quickly at first, then every 2 s, forever: Redis coming back is noticed within seconds.
     retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 2000),
-    ...(opts.subscriber ? {} : { commandTimeout: opts.commandTimeoutMs ?? 100 }),
+    ...(opts.subscriber || opts.commandTimeoutMs === null ? {} : { commandTimeout: opts.commandTimeoutMs ?? 100 }),
   };
   const client = new Redis(url, options);
   // ioredis prints unhandled 'error' events to the console; the adapters report outages themselves.

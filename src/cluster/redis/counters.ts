@@ -53,6 +53,17 @@ export interface RedisCountersOptions {
   budgetTtlMs?: number | null;
   /** How long a replayed settle can still find its admission (default a day). */
   markerTtlMs?: number;
+  /** Told what each reply showed of the shared counters (kept for the time Redis is away). */
+  views?: CounterViews;
+}
+
+/**
+ * What replies show of the shared counters. Times are epoch ms: a TAT is when a rate's counter is
+ * whole again (GCRA's theoretical arrival time); undefined where the reply did not say.
+ */
+export interface CounterViews {
+  rate(key: string, requestsTat: number | undefined, tokensTat: number | undefined, inFlight: number | undefined): void;
+  budget(key: string, spentUsd: number, reservedUsd: number | undefined): void;
 }
 
 /** Whether settling this admission changes anything (otherwise no settle round trip at all). */
@@ -73,6 +84,7 @@ export class RedisCounters implements Counters, OnceClaims {
   readonly #slackMs: number;
   readonly #budgetTtlMs: number;
   readonly #markerTtlMs: number;
+  #views: CounterViews | undefined;
   /** Admission ids not yet settled, oldest first (one request object may be admitted again). */
   readonly #ids = new WeakMap<AdmitRequest, string[]>();
   #seq = 0;
@@ -90,6 +102,16 @@ export class RedisCounters implements Counters, OnceClaims {
     this.#slackMs = opts.rateSlackMs ?? MINUTE;
     this.#budgetTtlMs = opts.budgetTtlMs === null ? 0 : (opts.budgetTtlMs ?? 40 * DAY);
     this.#markerTtlMs = opts.markerTtlMs ?? DAY;
+    this.#views = opts.views;
+  }
+
+  get instanceId(): string {
+    return this.#instance;
+  }
+
+  /** From now on, tells `views` what each reply shows of the shared counters. */
+  observe(views: CounterViews): void {
+    this.#views = views;
   }
 
   /**
@@ -156,12 +178,19 @@ export class RedisCounters implements Counters, OnceClaims {
       (raw) => {
         const reply = strings(raw);
         if (reply[0] === 'skip') return [];
-        return admitted.budgets.map((b, j) => ({
-          key: b.key,
-          budgetId: b.budgetId,
-          previousUsd: num(reply[1 + 2 * j]),
-          spentUsd: num(reply[2 + 2 * j]),
-        }));
+        const m = admitted.budgets.length;
+        const views = this.#views;
+        if (views !== undefined) {
+          admitted.rates.forEach((r, i) => {
+            const busy = reply[1 + 3 * m + i];
+            if (busy !== '' && busy !== undefined) views.rate(r.key, undefined, undefined, num(busy));
+          });
+        }
+        return admitted.budgets.map((b, j) => {
+          const spentUsd = num(reply[2 + 2 * j]);
+          views?.budget(b.key, spentUsd, num(reply[1 + 2 * m + j]));
+          return { key: b.key, budgetId: b.budgetId, previousUsd: num(reply[1 + 2 * j]), spentUsd };
+        });
       },
       (err: unknown) => {
         // A retry of this settle must name the same admission.
@@ -226,23 +255,36 @@ export class RedisCounters implements Counters, OnceClaims {
 
   #admitted(req: AdmitRequest, reply: string[]): AdmitResult {
     const [kind, at] = reply;
+    const views = this.#views;
     if (kind === 'ok') {
       let requests: RateState | undefined;
       let tokens: RateState | undefined;
       req.rates.forEach((r, i) => {
-        const [rr, rReset, tr, tReset] = reply.slice(1 + 4 * i, 5 + 4 * i);
+        const [rr, rReset, tr, tReset, busy] = reply.slice(1 + 5 * i, 6 + 5 * i);
         if (rr !== '' && r.limits.rpm !== undefined) {
           requests = tighter(requests, { limit: r.limits.rpm, remaining: num(rr), resetMs: num(rReset) });
         }
         if (tr !== '' && r.limits.tpm !== undefined) {
           tokens = tighter(tokens, { limit: r.limits.tpm, remaining: num(tr), resetMs: num(tReset) });
         }
+        views?.rate(
+          r.key,
+          rr === '' ? undefined : req.now + num(rReset),
+          tr === '' ? undefined : req.now + num(tReset),
+          busy === '' || busy === undefined ? undefined : num(busy),
+        );
       });
+      if (views !== undefined) {
+        const from = 1 + 5 * req.rates.length;
+        for (const [j, b] of req.budgets.entries())
+          views.budget(b.key, num(reply[from + 2 * j]), num(reply[from + 2 * j + 1]));
+      }
       return { ok: true, requests, tokens };
     }
     if (kind === 'budget') {
       const b = req.budgets[num(at) - 1];
       const [spent, reserved] = reply.slice(2);
+      views?.budget(b.key, num(spent), num(reserved));
       return {
         ok: false,
         refusal: {
@@ -258,6 +300,7 @@ export class RedisCounters implements Counters, OnceClaims {
     const check = req.rates[num(at) - 1];
     const base = { scope: check.scope, key: check.key };
     if (kind === 'concurrency') {
+      views?.rate(check.key, undefined, undefined, check.limits.concurrency);
       return {
         ok: false,
         refusal: { kind, ...base, limit: check.limits.concurrency ?? 0, retryAfterMs: null },
@@ -269,11 +312,13 @@ export class RedisCounters implements Counters, OnceClaims {
       const state = { limit, remaining: num(remaining), resetMs: num(reset) };
       // The local adapter answers Infinity here (a limit under one per minute): the same value.
       const retryAfterMs = retry === '' ? Number.POSITIVE_INFINITY : num(retry);
+      views?.rate(check.key, req.now + num(reset), undefined, undefined);
       return { ok: false, refusal: { kind, ...base, limit, retryAfterMs, requests: state } };
     }
     if (kind === 'tpm') {
       const limit = check.limits.tpm ?? 0;
       const state = { limit, remaining: num(remaining), resetMs: num(reset) };
+      views?.rate(check.key, undefined, req.now + num(reset), undefined);
       return {
         ok: false,
         refusal: { kind, ...base, limit, retryAfterMs: retry === '' ? null : num(retry), tokens: state },

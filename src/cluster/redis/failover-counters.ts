@@ -1,19 +1,22 @@
-// Counters that survive a Redis outage: RedisCounters while Redis answers, a LocalCounters of this
-// instance while it does not. A Redis outage must degrade limits, never fail calls: each instance
-// then enforces its limits alone (so N instances admit up to N times a limit) until Redis returns.
+// Counters that survive a Redis outage: RedisCounters while Redis answers, this instance's own
+// answers while it is away, as SWITCHYARD_LIMITS_WITHOUT_REDIS says: `share` (each instance its share
+// of what was left, share-counters.ts), `local` (each instance alone: N instances admit up to N times
+// a limit) or `refuse` (a call that needs a shared counter is refused with `limits_unavailable`).
+// Slow is not away: an admission waits for Redis while the connection lives (reply-watch.ts).
 //
 // What crosses the outage:
-// - A call admitted locally is settled locally (the admission is remembered per request object).
+// - A call admitted without Redis is settled where it was admitted (remembered per request object).
 // - Its spend is also sent to Redis once Redis is back (without a reservation, which Redis never
 //   held), so the cluster's budgets count what was spent meanwhile.
 // - A call admitted in Redis whose settle cannot reach Redis is settled there once it is back; the
 //   settle's promise answers then, so threshold events still fire.
-// - An admission whose answer was lost (a timeout) may have been taken on the server; it is undone
+// - An admission whose answer was given up on may have been taken on the server; it is undone
 //   there once Redis is back, if it was (RedisCounters' replay marker makes this exact).
-// - The local budgets are kept warm with the spends Redis reports, so an outage starts from the
-//   cluster's last known spend instead of zero.
+// - The local budgets are kept warm with the spends Redis reports, so a `local` outage starts from
+//   the cluster's last known spend instead of zero.
 // Redis answers again when ioredis reports 'ready' after reconnecting, or, when the connection never
-// dropped (commands timed out), when a periodic PING gets through.
+// dropped (Redis was silent), when a periodic PING gets through.
+import type { LimitsWithoutRedis } from '../../config.ts';
 import type {
   AdmitRequest,
   AdmitResult,
@@ -27,18 +30,30 @@ import { LocalCounters } from '../local/counters.ts';
 import type { OnceClaims } from '../types.ts';
 import { type ClusterLog, isOutage, type LinkState, neverSent, SILENT_LOG } from './client.ts';
 import { hasSettleWork, type RedisCounters } from './counters.ts';
+import { InstanceRegistry } from './registry.ts';
+import { ReplyWatch } from './reply-watch.ts';
+import { type HeldAdmission, ShareCounters, settleHeld, spendOnly } from './share-counters.ts';
 
 export interface FailoverCountersOptions {
   redis: RedisCounters;
-  /** Answers while Redis is away (default: a fresh one). */
+  /** Answers while Redis is away in `local` mode (default: a fresh one). */
   local?: LocalCounters;
   logger?: ClusterLog;
   /** Told of every change of where counters are kept (for a metric and /healthz). */
   onStateChange?: (state: LinkState) => void;
   /** Settles held for Redis while it is away (default 10,000); beyond that the oldest are dropped. */
   maxPending?: number;
-  /** How often to try Redis again while the connection stays up but commands fail (default 1 s). */
+  /** How often to try Redis again while the connection stays up but Redis is silent (default 1 s). */
   probeMs?: number;
+  /** What admissions do while Redis is away (default `share`). */
+  mode?: LimitsWithoutRedis;
+  /** How long a command waits with nothing heard from Redis before Redis counts as away (default 1 s). */
+  deadlineMs?: number;
+  /** The instance registry (`<prefix>inst`) and its heartbeat; without one, this instance's share is the whole. */
+  registryKey?: string;
+  heartbeatMs?: number;
+  /** Told of each admission answered without Redis (a metric). */
+  onWithoutRedis?: (outcome: 'admitted' | 'refused') => void;
 }
 
 interface Pending {
@@ -48,32 +63,35 @@ interface Pending {
   resolve?: (spends: BudgetSpend[]) => void;
 }
 
-/** A settle that only adds spend: the admission it stands for was never reserved in Redis. */
-function spendOnly(req: SettleRequest): SettleRequest {
-  const { admitted } = req;
-  return {
-    now: req.now,
-    admitted: { now: admitted.now, tokens: 0, costUsd: 0, rates: [], budgets: admitted.budgets },
-    actualTokens: 0,
-    actualUsd: req.actualUsd,
-  };
-}
+const MODE_WORDS: Record<LimitsWithoutRedis, string> = {
+  share: 'each instance admits its share of what was left',
+  local: 'each instance counts alone (up to N times a limit across N instances)',
+  refuse: 'calls they apply to are refused (503 limits_unavailable)',
+};
 
 export class FailoverCounters implements Counters, OnceClaims {
   readonly #redis: RedisCounters;
   readonly #local: LocalCounters;
+  readonly #share: ShareCounters;
+  readonly #watch: ReplyWatch;
+  readonly #registry: InstanceRegistry | undefined;
   readonly #log: ClusterLog;
   readonly #onStateChange: (state: LinkState) => void;
+  readonly #onWithoutRedis: (outcome: 'admitted' | 'refused') => void;
   readonly #maxPending: number;
   readonly #probeMs: number;
+  readonly #mode: LimitsWithoutRedis;
   #state: LinkState = 'local';
   #outageLogged = false;
-  /** Admissions answered locally and not yet settled (a request object may be admitted again). */
-  readonly #localAdmits = new WeakMap<AdmitRequest, number>();
+  /** This outage's admissions answered without Redis, for the log line that ends it. */
+  #outage = { admitted: 0, refused: 0 };
+  /** Admissions answered without Redis and not yet settled (a request object may be admitted again). */
+  readonly #held = new WeakMap<AdmitRequest, HeldAdmission[]>();
   #pending: Pending[] = [];
   #dropped = 0;
   #draining: Promise<boolean> | undefined;
   #probe: NodeJS.Timeout | undefined;
+  #probing = false;
   #closed = false;
   #lastBugLog = 0;
 
@@ -82,13 +100,31 @@ export class FailoverCounters implements Counters, OnceClaims {
     this.#local = opts.local ?? new LocalCounters();
     this.#log = opts.logger ?? SILENT_LOG;
     this.#onStateChange = opts.onStateChange ?? (() => {});
+    this.#onWithoutRedis = opts.onWithoutRedis ?? (() => {});
     this.#maxPending = opts.maxPending ?? 10_000;
     this.#probeMs = opts.probeMs ?? 1000;
+    this.#mode = opts.mode ?? 'share';
+    this.#watch = new ReplyWatch(opts.deadlineMs ?? 1000, (err) => this.#down(err));
     const client = this.#redis.client;
+    if (opts.registryKey !== undefined) {
+      this.#registry = new InstanceRegistry({
+        client,
+        key: opts.registryKey,
+        instanceId: this.#redis.instanceId,
+        everyMs: opts.heartbeatMs,
+        send: (p) => this.#watch.watch(p),
+      });
+    }
+    this.#share = new ShareCounters(() => this.#registry?.alive ?? 1);
+    if (this.#mode === 'share') this.#redis.observe(this.#share);
     client.on('ready', this.#onReady);
     client.on('close', this.#onClose);
     client.on('error', this.#onError);
-    if (client.status === 'ready') this.#state = 'redis';
+    if (client.status === 'ready') {
+      this.#state = 'redis';
+      this.#watch.listen(this.#redis.client.stream);
+    }
+    this.#registry?.start();
   }
 
   /** Where counters are kept now: 'local' until the first connection and during outages. */
@@ -97,8 +133,8 @@ export class FailoverCounters implements Counters, OnceClaims {
   }
 
   admit(req: AdmitRequest): MaybePromise<AdmitResult> {
-    if (this.#state === 'local') return this.#admitLocal(req);
-    return this.#redis.admit(req).catch((err: unknown) => {
+    if (this.#state === 'local') return this.#admitAway(req);
+    return this.#watch.watch(this.#redis.admit(req)).catch((err: unknown) => {
       this.#failed(err);
       if (hasSettleWork(req) && !neverSent(err)) {
         this.#enqueue({
@@ -106,24 +142,30 @@ export class FailoverCounters implements Counters, OnceClaims {
           replay: true,
         });
       }
-      return this.#admitLocal(req);
+      // A script that failed is a bug, not an outage: that call alone is counted here.
+      return isOutage(err)
+        ? this.#admitAway(req)
+        : this.#hold(req, this.#local.admit(req), { counters: this.#local, admitted: req });
     });
   }
 
   settle(req: SettleRequest): MaybePromise<BudgetSpend[]> {
-    const n = this.#localAdmits.get(req.admitted) ?? 0;
-    if (n > 0) {
-      if (n === 1) this.#localAdmits.delete(req.admitted);
-      else this.#localAdmits.set(req.admitted, n - 1);
-      const spends = this.#local.settle(req);
-      if (req.actualUsd !== 0 && req.admitted.budgets.length > 0) this.#enqueue({ req: spendOnly(req), replay: false });
-      return spends;
+    const held = this.#held.get(req.admitted);
+    if (held !== undefined) {
+      const h = held.shift();
+      if (held.length === 0) this.#held.delete(req.admitted);
+      if (h !== undefined) {
+        const spends = settleHeld(h, req);
+        if (req.actualUsd !== 0 && req.admitted.budgets.length > 0)
+          this.#enqueue({ req: spendOnly(req), replay: false });
+        return spends;
+      }
     }
     if (!hasSettleWork(req.admitted)) return [];
     if (this.#state === 'local') return this.#defer(req, false);
     const spends = this.#redis.settle(req);
     if (Array.isArray(spends)) return spends;
-    return spends.then(
+    return this.#watch.watch(spends).then(
       (s) => this.#mirror(s),
       (err: unknown) => {
         this.#failed(err);
@@ -134,7 +176,7 @@ export class FailoverCounters implements Counters, OnceClaims {
 
   budgets(keys: readonly string[]): Promise<BudgetCounter[]> {
     if (this.#state === 'local') return this.#local.budgets(keys);
-    return this.#redis.budgets(keys).catch((err: unknown) => {
+    return this.#watch.watch(this.#redis.budgets(keys)).catch((err: unknown) => {
       this.#failed(err);
       return this.#local.budgets(keys);
     });
@@ -142,7 +184,7 @@ export class FailoverCounters implements Counters, OnceClaims {
 
   budgetsWithPrefix(prefix: string): Promise<Array<BudgetCounter & { key: string }>> {
     if (this.#state === 'local') return this.#local.budgetsWithPrefix(prefix);
-    return this.#redis.budgetsWithPrefix(prefix).catch((err: unknown) => {
+    return this.#watch.watch(this.#redis.budgetsWithPrefix(prefix)).catch((err: unknown) => {
       this.#failed(err);
       return this.#local.budgetsWithPrefix(prefix);
     });
@@ -154,13 +196,14 @@ export class FailoverCounters implements Counters, OnceClaims {
    */
   async seedSpend(key: string, usd: number): Promise<void> {
     await this.#local.seedSpend(key, usd);
+    this.#share.budget(key, usd, undefined);
     if (this.#state === 'local') return;
-    await this.#redis.seedSpend(key, usd).catch((err: unknown) => this.#failed(err));
+    await this.#watch.watch(this.#redis.seedSpend(key, usd)).catch((err: unknown) => this.#failed(err));
   }
 
   claimOnce(key: string, ttlMs: number): Promise<boolean> {
     if (this.#state === 'local') return this.#local.claimOnce(key, ttlMs);
-    return this.#redis.claimOnce(key, ttlMs).catch((err: unknown) => {
+    return this.#watch.watch(this.#redis.claimOnce(key, ttlMs)).catch((err: unknown) => {
       this.#failed(err);
       return this.#local.claimOnce(key, ttlMs);
     });
@@ -170,6 +213,8 @@ export class FailoverCounters implements Counters, OnceClaims {
     if (this.#closed) return;
     this.#closed = true;
     this.#stopProbe();
+    this.#watch.close();
+    await this.#registry?.close();
     const client = this.#redis.client;
     client.off('ready', this.#onReady);
     client.off('close', this.#onClose);
@@ -179,9 +224,27 @@ export class FailoverCounters implements Counters, OnceClaims {
     await this.#local.close();
   }
 
-  #admitLocal(req: AdmitRequest): AdmitResult {
-    const res = this.#local.admit(req);
-    if (res.ok) this.#localAdmits.set(req, (this.#localAdmits.get(req) ?? 0) + 1);
+  /** An admission while Redis is away, as the mode says. */
+  #admitAway(req: AdmitRequest): AdmitResult {
+    if (this.#mode === 'refuse') {
+      this.#outage.refused++;
+      this.#onWithoutRedis('refused');
+      return { ok: false, refusal: { kind: 'unavailable', retryAfterMs: this.#probeMs } };
+    }
+    if (this.#mode === 'local')
+      return this.#hold(req, this.#local.admit(req), { counters: this.#local, admitted: req });
+    const { res, held } = this.#share.admit(req);
+    return held === undefined ? res : this.#hold(req, res, held);
+  }
+
+  /** Remembers an admission answered without Redis, for its settle. */
+  #hold(req: AdmitRequest, res: AdmitResult, held: HeldAdmission): AdmitResult {
+    if (!res.ok) return res;
+    const list = this.#held.get(req);
+    if (list) list.push(held);
+    else this.#held.set(req, [held]);
+    this.#outage.admitted++;
+    this.#onWithoutRedis('admitted');
     return res;
   }
 
@@ -235,7 +298,7 @@ export class FailoverCounters implements Counters, OnceClaims {
 
   async #replay(p: Pending, again: Pending[]): Promise<void> {
     try {
-      const spends = await this.#redis.settle(p.req, { replay: p.replay });
+      const spends = await this.#watch.watch(Promise.resolve(this.#redis.settle(p.req, { replay: p.replay })));
       p.resolve?.(this.#mirror(spends));
     } catch (err) {
       if (isOutage(err)) {
@@ -257,13 +320,16 @@ export class FailoverCounters implements Counters, OnceClaims {
     if (this.#closed) return;
     if (!this.#outageLogged) {
       this.#outageLogged = true;
-      this.#log.warn({ err }, 'Redis unreachable: rate limits and budgets are counted per instance until it returns');
+      this.#log.warn(
+        { err, limits_without_redis: this.#mode, instances: this.#share.shareOf },
+        `Redis unreachable: until it returns, for rate limits and budgets ${MODE_WORDS[this.#mode]}`,
+      );
     }
     if (this.#state === 'redis') {
       this.#state = 'local';
       this.#onStateChange('local');
     }
-    // Connected but not answering: no 'ready' will come to say it is back, so ask now and then.
+    // Connected but silent: no 'ready' will come to say it is back, so ask now and then.
     if (this.#redis.client.status === 'ready') this.#startProbe();
   }
 
@@ -282,22 +348,29 @@ export class FailoverCounters implements Counters, OnceClaims {
     if (this.#state === 'redis' || this.#closed || this.#redis.client.status !== 'ready') return;
     this.#stopProbe();
     this.#state = 'redis';
+    this.#share.end();
     if (this.#outageLogged) {
-      this.#log.info({ replayed, dropped: this.#dropped }, 'Redis is back: rate limits and budgets are shared again');
+      this.#log.info(
+        { replayed, dropped: this.#dropped, limits_without_redis: this.#mode, ...this.#outage },
+        'Redis is back: rate limits and budgets are shared again',
+      );
     }
     this.#outageLogged = false;
     this.#dropped = 0;
+    this.#outage = { admitted: 0, refused: 0 };
     this.#onStateChange('redis');
+    void this.#registry?.beat();
   }
 
   #startProbe(): void {
     if (this.#probe !== undefined) return;
-    this.#probe = setInterval(() => {
-      if (this.#redis.client.status !== 'ready') return;
-      this.#redis.client.ping().then(
-        () => this.#up(),
-        () => {},
-      );
+    this.#probe = setInterval(async () => {
+      // One PING at a time: a silent Redis would otherwise collect one per interval.
+      if (this.#probing || this.#redis.client.status !== 'ready') return;
+      this.#probing = true;
+      const pong = await this.#redis.client.ping().catch(() => undefined);
+      this.#probing = false;
+      if (pong !== undefined) await this.#up();
     }, this.#probeMs);
     this.#probe.unref();
   }
@@ -308,6 +381,7 @@ export class FailoverCounters implements Counters, OnceClaims {
   }
 
   readonly #onReady = (): void => {
+    this.#watch.listen(this.#redis.client.stream);
     void this.#up();
   };
 

@@ -33,7 +33,9 @@ local function reservedBy(member) return tonumber(string.match(member, '^([^|]+)
  * (0: none), markerTtlMs (0: no marker), then rpm, tpm, concurrency per rate ('' when unset), then limitUsd,
  * block ('1' or '0'), key per budget.
  * Returns {'ok', then per rate: requests remaining, reset, tokens remaining, reset ('' when not
- * charged)} or {kind, index (1-based), ...numbers} for a refusal.
+ * charged), calls in flight ('' without a concurrency limit), then per budget: spent, reserved} or
+ * {kind, index (1-based), ...numbers} for a refusal. The resets and the counts are what an instance
+ * remembers of the shared counters for the time Redis is away (share-counters.ts).
  */
 export const ADMIT_LUA = `${COMMON}
 local now = tonumber(ARGV[1])
@@ -111,11 +113,14 @@ for i = 1, n do
   end
   -- A rescale of a stored counter holds even when this admission is refused, as it does locally.
   if changed and h[1] then store(rk, c) end
+  local busy = ''
   if conc ~= nil then
     redis.call('ZREMRANGEBYSCORE', ck, '-inf', f(now))
-    if redis.call('ZCARD', ck) >= conc then return { 'concurrency', tostring(i) } end
+    local held = redis.call('ZCARD', ck)
+    if held >= conc then return { 'concurrency', tostring(i) } end
+    busy = tostring(held + 1)
   end
-  local st = { '', '', '', '' }
+  local st = { '', '', '', '', busy }
   if rpm ~= nil then
     local ok, tat, retry, rem, reset = gcra(c.rt, rpm, 1)
     if not ok then return { 'rpm', tostring(i), retry and f(retry) or '', f(rem), f(reset) } end
@@ -172,10 +177,16 @@ end
 local idx = KEYS[2 * n + m + 1]
 for j = 1, m do
   local bk = KEYS[2 * n + j]
-  local r = tonumber(redis.call('HGET', bk, 'r')) or 0
-  redis.call('HSET', bk, 'r', f(round(r + cost)))
+  local sr = redis.call('HMGET', bk, 's', 'r')
+  local r = f(round((tonumber(sr[2]) or 0) + cost))
+  redis.call('HSET', bk, 'r', r)
   -- A counter is listed from its creation on (the listing drops it once it has expired).
-  if redis.call('HSETNX', bk, 's', '0') == 1 then redis.call('ZADD', idx, 0, ARGV[B + 3 * j]) end
+  if not sr[1] then
+    redis.call('HSET', bk, 's', '0')
+    redis.call('ZADD', idx, 0, ARGV[B + 3 * j])
+  end
+  states[#states + 1] = sr[1] or '0'
+  states[#states + 1] = r
   local lk = KEYS[2 * n + m + 2 + j]
   redis.call('ZADD', lk, f(now + leaseMs), ARGV[3] .. '|' .. id)
   if budgetTtl > 0 then
@@ -194,7 +205,8 @@ return out
  * usd, nRates, nBudgets, admissionId ('' when unknown), rateSlackMs, budgetTtlMs, replay ('1': apply
  * only if the admission's marker is still there), then tpm ('' when unset) and concurrency flag
  * ('1' or '0') per rate, then key per budget.
- * Returns {'skip'} for a replay already applied, or {'ok', previous, spent per budget}.
+ * Returns {'skip'} for a replay already applied, or {'ok', previous, spent per budget, then reserved
+ * per budget, then calls in flight per rate ('' without a concurrency limit)}.
  */
 export const SETTLE_LUA = `${COMMON}
 local now = tonumber(ARGV[1])
@@ -213,11 +225,14 @@ local marker = KEYS[2 * n + m + 2]
 local had = redis.call('DEL', marker)
 if ARGV[11] == '1' and had == 0 then return { 'skip' } end
 
+local busy = {}
 for i = 1, n do
   local rk = KEYS[2 * i - 1]
   local ck = KEYS[2 * i]
+  busy[i] = ''
   if ARGV[A + 2 * i] == '1' then
     if id ~= '' then redis.call('ZREM', ck, id) else redis.call('ZPOPMIN', ck) end
+    busy[i] = tostring(redis.call('ZCARD', ck))
   end
   local tpm = opt(ARGV[A + 2 * i - 1])
   if tpm ~= nil and admittedTokens > 0 and actualTokens ~= admittedTokens then
@@ -235,6 +250,7 @@ end
 
 local idx = KEYS[2 * n + m + 1]
 local out = { 'ok' }
+local reserved = {}
 for j = 1, m do
   local bk = KEYS[2 * n + j]
   local s = redis.call('HMGET', bk, 's', 'r')
@@ -246,12 +262,15 @@ for j = 1, m do
   if id ~= '' then held = redis.call('ZREM', KEYS[2 * n + m + 2 + j], ARGV[3] .. '|' .. id) end
   local back = 0
   if held == 1 then back = admittedCost end
-  redis.call('HSET', bk, 's', f(spent), 'r', f(math.max(0, round((tonumber(s[2]) or 0) - back))))
+  reserved[j] = f(math.max(0, round((tonumber(s[2]) or 0) - back)))
+  redis.call('HSET', bk, 's', f(spent), 'r', reserved[j])
   if budgetTtl > 0 then redis.call('PEXPIRE', bk, budgetTtl) end
   if not s[1] then redis.call('ZADD', idx, 0, ARGV[B + j]) end
   out[#out + 1] = f(previous)
   out[#out + 1] = f(spent)
 end
+for j = 1, m do out[#out + 1] = reserved[j] end
+for i = 1, n do out[#out + 1] = busy[i] end
 return out
 `;
 

@@ -4,7 +4,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
+import { createServer, type Socket, connect as tcpConnect } from 'node:net';
 import type { Redis } from 'ioredis';
 import { createRedisClient } from './client.ts';
 
@@ -172,4 +172,58 @@ export async function redisServerSkip(): Promise<string | undefined> {
     if (process.env.CI === 'true') throw new Error(why);
     return why;
   }
+}
+
+/** A TCP proxy to Redis that holds every reply chunk for `delayMs` (settable), in order: a slow Redis. */
+export interface DelayProxy {
+  url: string;
+  delayMs: number;
+  close(): Promise<void>;
+}
+
+export async function delayProxy(target: { host: string; port: number }, delayMs: number): Promise<DelayProxy> {
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = tcpConnect(target.port, target.host);
+    sockets.add(client).add(upstream);
+    client.on('data', (d) => upstream.write(d));
+    // Each chunk is due `delayMs` after it came; one is written only after those before it, so a
+    // delay lowered meanwhile never reorders replies.
+    const queue: Array<{ due: number; data: Buffer }> = [];
+    let timer: NodeJS.Timeout | undefined;
+    const pump = () => {
+      timer = undefined;
+      while (queue.length > 0 && queue[0].due <= Date.now()) {
+        const next = queue.shift();
+        if (next && client.writable) client.write(next.data);
+      }
+      if (queue.length > 0) timer = setTimeout(pump, queue[0].due - Date.now());
+    };
+    upstream.on('data', (data: Buffer) => {
+      queue.push({ due: Date.now() + proxy.delayMs, data });
+      if (timer === undefined) timer = setTimeout(pump, proxy.delayMs);
+    });
+    const end = () => {
+      clearTimeout(timer);
+      client.destroy();
+      upstream.destroy();
+      sockets.delete(client);
+      sockets.delete(upstream);
+    };
+    client.on('close', end).on('error', end);
+    upstream.on('close', end).on('error', end);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  const proxy: DelayProxy = {
+    url: `redis://127.0.0.1:${address.port}`,
+    delayMs,
+    async close() {
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => server.close(r));
+    },
+  };
+  return proxy;
 }
