@@ -137,7 +137,7 @@ describe('upstream files', () => {
     assert.deepEqual([row.request_type, row.status_code, row.provider], ['file_upload', 400, 'openai']);
 
     const badKey = await apiError(
-      sdk(env.gw, env.gw.adminKey, { 'X-Svc-Provider-Key': 'not-a-valid-key' }).files.create({
+      sdk(env.gw, env.gw.adminKey, { 'X-Svc-Provider-Key': 'sk-invalid-key' }).files.create({
         file: await toFile(Buffer.from('x'), 'x.txt'),
         purpose: 'user_data',
       }),
