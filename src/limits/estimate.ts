@@ -1,6 +1,8 @@
 // What a call may cost, decided before it runs: its input (a third of the prompt's UTF-8 bytes, which
 // is above the real token count for most text) plus its output allowance (max_tokens, else the
-// model's maximum output, else DEFAULT_OUTPUT_CAP) at catalog prices. An `@slug` call is priced at
+// model's maximum output, else DEFAULT_OUTPUT_CAP) at catalog prices. A max_tokens above the
+// catalog's maximum output for the model is counted at that maximum: the model cannot write more,
+// and reserving what was asked would let one call hold a whole shared budget. An `@slug` call is priced at
 // its dearest candidate, or at all of them together when the strategy calls several per request
 // (ensemble, cascade). Budgets reserve this and TPM charges it at admission; both are corrected to
 // the actual figures when the call ends.
@@ -30,9 +32,11 @@ interface Pricing {
   input: number;
   output: number;
   maxOutput: number;
+  /** Whether maxOutput is the catalog's figure for the model (then it caps max_tokens too). */
+  known: boolean;
 }
 
-const NO_PRICE: Pricing = { input: 0, output: 0, maxOutput: DEFAULT_OUTPUT_CAP };
+const NO_PRICE: Pricing = { input: 0, output: 0, maxOutput: DEFAULT_OUTPUT_CAP, known: false };
 const pricing = new Map<string, Pricing>();
 
 function pricingOf(ref: CandidateRef): Pricing {
@@ -47,6 +51,7 @@ function pricingOf(ref: CandidateRef): Pricing {
           input: Math.max(info.price.input, long?.input ?? 0) / 1e6,
           output: Math.max(info.price.output, long?.output ?? 0) / 1e6,
           maxOutput: info.maxOutput || DEFAULT_OUTPUT_CAP,
+          known: info.maxOutput > 0,
         }
       : NO_PRICE;
     // Model names come from callers: keep the table bounded.
@@ -112,7 +117,8 @@ export function estimateCall(call: Estimated, config: ConfigLookup): CallEstimat
   let tokens = input;
   let costUsd = 0;
   for (const p of prices) {
-    const output = ir ? (maxTokens ?? p.maxOutput) : 0;
+    const asked = maxTokens ?? p.maxOutput;
+    const output = ir ? (p.known ? Math.min(asked, p.maxOutput) : asked) : 0;
     tokens = Math.max(tokens, input + output);
     const cost = input * p.input + output * p.output;
     costUsd = all ? costUsd + cost : Math.max(costUsd, cost);
