@@ -43,15 +43,25 @@ export function rateHeaders(a: {
 const SCOPE_WORDS = { api_key: 'this API key', project: 'this project', end_user: 'this end user' } as const;
 
 export interface BudgetNames {
-  name(budgetId: string): string;
+  /**
+   * The budget's name when the caller may see it, else undefined: a project key is not told the
+   * name, id or spend of a budget that counts other projects' calls too.
+   */
+  name(budgetId: string): string | undefined;
 }
 
 export function refusalError(r: Refusal, budgets: BudgetNames): GatewayError {
   if (r.kind === 'budget') {
+    const name = budgets.name(r.budgetId);
+    if (name === undefined) {
+      return new GatewayError('budget_exceeded', {
+        message: 'A budget of your organization has no room for this call; its administrators can raise it',
+      });
+    }
     const spent = r.spentUsd.toFixed(6);
     const held = r.reservedUsd > 0 ? ` (plus $${r.reservedUsd.toFixed(6)} held by calls in flight)` : '';
     return new GatewayError('budget_exceeded', {
-      message: `Budget '${budgets.name(r.budgetId)}' (${r.budgetId}) has no room for this call: $${spent} of $${r.limitUsd} spent in this period${held}`,
+      message: `Budget '${name}' (${r.budgetId}) has no room for this call: $${spent} of $${r.limitUsd} spent in this period${held}`,
     });
   }
   if (r.kind === 'unavailable') {

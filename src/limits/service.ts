@@ -167,7 +167,7 @@ export class Limits implements BudgetStatusSource {
   #admitted(call: ProxyCall, req: AdmitRequest, res: AdmitResult): void {
     if (!res.ok) {
       call.hookTrace = { limits: { refused_by: this.#describe(res.refusal) } };
-      throw this.#refused(res.refusal);
+      throw this.#refused(res.refusal, call.principal);
     }
     call.replyHeaders = rateHeaders(res);
     call.onEnd = (record) => this.#settle(req, record);
@@ -202,14 +202,23 @@ export class Limits implements BudgetStatusSource {
     }
     const req: AdmitRequest = { now, tokens, costUsd, rates: [], budgets: checks };
     const res = await this.#d.counters.admit(req);
-    if (!res.ok) throw this.#refused(res.refusal);
+    if (!res.ok) throw this.#refused(res.refusal, p);
     await this.#d.counters.settle({ now: Date.now(), admitted: req, actualTokens: 0, actualUsd: 0 });
   }
 
   /** Counts a refusal and gives the error that answers it. */
-  #refused(r: Refusal): Error {
+  #refused(r: Refusal, caller: Principal): Error {
     this.onRefusal?.(r.kind);
-    return refusalError(r, { name: (budgetId) => this.#d.budgets.get(budgetId)?.name ?? budgetId });
+    return refusalError(r, {
+      name: (budgetId) => {
+        const b = this.#d.budgets.get(budgetId);
+        // A project or key budget that applied to this call is the caller's own; any other scope
+        // (the org, a tag, an end user across projects) also counts other projects' spend.
+        const own = b !== undefined && (b.scope.type === 'project' || b.scope.type === 'api_key');
+        if (caller.projectId !== null && !own) return undefined;
+        return b?.name ?? budgetId;
+      },
+    });
   }
 
   #describe(r: Refusal): Record<string, unknown> {
