@@ -64,8 +64,11 @@ export function registerBodyBudget(app: FastifyInstance, limits: BodyLimits): vo
       done();
       return;
     }
-    const rearm = req.complete ? undefined : cutWhenIdle(req, idleMs);
+    // Armed only for a body this process will read: a refused one is drained by the lingering
+    // close (linger.ts), whose own bounds apply; cutting it here would reset the client mid-upload.
+    const watchIdle = (): (() => void) | undefined => (req.complete ? undefined : cutWhenIdle(req, idleMs));
     if (chunked) {
+      const rearm = watchIdle();
       let arrived = 0;
       onBodyChunks(req, (n) => {
         rearm?.();
@@ -88,6 +91,7 @@ export function registerBodyBudget(app: FastifyInstance, limits: BodyLimits): vo
       return;
     }
     inFlight += bytes;
+    const rearm = watchIdle();
     if (rearm !== undefined) onBodyChunks(req, rearm);
     // 'close' fires once for finished, failed and abandoned responses alike, hijacked streams included.
     reply.raw.on('close', () => {
