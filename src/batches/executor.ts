@@ -16,7 +16,7 @@ import { type AlphaInputResult, parseAlphaInput } from './alpha-input.ts';
 import type { BatchDeps, ItemEstimate } from './deps.ts';
 import { endBatch, failBatch, finalizeIfDone } from './finalize.ts';
 import { runItem } from './run-item.ts';
-import { Semaphore } from './semaphore.ts';
+import { FairSlots } from './semaphore.ts';
 
 export const VALIDATE_JOB = 'batches.validate';
 export const RUN_JOB = 'batches.run';
@@ -63,16 +63,16 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
 
 export class BatchExecutor {
   readonly #deps: BatchDeps;
-  readonly #orgSlots = new Map<string, Semaphore>();
+  readonly #orgSlots = new Map<string, FairSlots>();
 
   constructor(deps: BatchDeps) {
     this.#deps = deps;
   }
 
-  #slots(orgId: string): Semaphore {
+  #slots(orgId: string): FairSlots {
     let s = this.#orgSlots.get(orgId);
     if (s === undefined) {
-      s = new Semaphore(this.#deps.settings.orgConcurrency);
+      s = new FairSlots(this.#deps.settings.orgConcurrency);
       this.#orgSlots.set(orgId, s);
     }
     return s;
@@ -196,7 +196,9 @@ export class BatchExecutor {
       return;
     }
     const slots = this.#slots(b.orgId);
-    await slots.acquire();
+    // Shared fairly between the org's projects (semaphore.ts); an org-wide key's batches count as one.
+    const owner = b.projectId ?? '';
+    await slots.acquire(owner);
     try {
       if (abandoned.aborted) return;
       const out = await runItem(deps.pipeline(), {
@@ -213,9 +215,9 @@ export class BatchExecutor {
         return;
       }
       if (out.retryable && item.attempts < deps.settings.itemAttempts) {
-        slots.release();
+        slots.release(owner);
         await sleep(deps.settings.retryDelayMs(item.attempts), abandoned);
-        await slots.acquire();
+        await slots.acquire(owner);
         await deps.batches.requeue(b.id, item.idx, at.holder);
         return;
       }
@@ -225,7 +227,7 @@ export class BatchExecutor {
       deps.logger.error({ err, batch: b.id, item: item.idx }, 'a batch item failed in the gateway');
       await deps.batches.settle(b.id, item.idx, at.holder, internalError(b));
     } finally {
-      slots.release();
+      slots.release(owner);
     }
   }
 }
