@@ -1,141 +1,41 @@
-// The shapes the dashboard reads from the management API, written down from openapi.yaml and kept
-// partial on purpose: only the fields a page shows. Anything else stays reachable through the raw
-// JSON views.
+// The shapes the dashboard reads, named after what a page shows. Each is taken from the generated
+// api-types.ts (openapi.yaml's operation answers), so a field renamed or retyped in the API fails
+// `tsc -p ui/tsconfig.json` here instead of reaching a page as undefined. Only the answers the API
+// publishes as open JSON (the decision trace, the dry-run envelope, a replay's answer) are written
+// down by hand below, kept to the fields a page shows.
+import type { operations } from './api-types.ts';
 
-export interface Page<T> {
-  data: T[];
-  next_cursor: string | null;
-  has_more: boolean;
+type Answers<Op extends keyof operations> = operations[Op]['responses'];
+/** The JSON body of an operation's success answer (200, or 201 for a create). */
+type Ok<Op extends keyof operations> = Answers<Op>[Extract<keyof Answers<Op>, 200 | 201>] extends {
+  content: { 'application/json': infer Body };
 }
+  ? Body
+  : never;
+type Item<Op extends keyof operations> = Ok<Op> extends { data: Array<infer Row> } ? Row : never;
 
-export type RateLimits = { rpm?: number; tpm?: number; concurrency?: number } | null;
+/** Every paged list has the same envelope; `list_projects` stands for all of them. */
+export type Page<T> = Omit<Ok<'list_projects'>, 'data'> & { data: T[] };
 
-export interface Project {
-  id: string;
-  name: string;
-  slug: string;
-  description: string | null;
-  settings: {
-    log_bodies: boolean;
-    rate_limits: RateLimits;
-    end_user_rate_limits: RateLimits;
-    semantic_cache: CacheSettings;
-  };
-  created_at: string;
-  deleted_at: string | null;
-}
-
+export type Project = Ok<'get_project'>;
+export type RateLimits = Project['settings']['rate_limits'];
 /** A project's semantic cache settings (PATCH merges them field by field). */
-export interface CacheSettings {
-  enabled: boolean;
-  mode: 'semantic' | 'exact' | 'shadow';
-  similarity_threshold: number;
-  ttl_seconds: number;
-  [field: string]: unknown;
-}
+export type CacheSettings = Project['settings']['semantic_cache'];
 
-export interface ApiKey {
-  id: string;
-  name: string;
-  project_id: string | null;
-  prefix: string;
-  rate_limits: RateLimits;
-  created_at: string;
-  revoked_at: string | null;
-  /** Only in the answer to create. */
-  key?: string;
-}
+/** `key`, the plaintext, comes only in the answer to create. */
+export type ApiKey = Item<'list_api_keys'> & Partial<Pick<Ok<'create_api_key'>, 'key'>>;
 
-export interface Provider {
-  id: string;
-  vendor: string;
-  name: string;
-  base_url: string | null;
-  weight: number;
-  status: string;
-  health: { state: string; p50_latency_ms: number | null; last_check_at: string; cooldown_until: string | null };
-  created_at: string;
-}
+export type Provider = Ok<'get_provider'>;
+export type HealthWindow = Ok<'get_provider_health'>['windows'][number];
 
-export interface HealthWindow {
-  window: string;
-  requests: number;
-  success_rate: number | null;
-  p50_latency_ms: number | null;
-  p95_latency_ms: number | null;
-  p99_latency_ms: number | null;
-}
+export type Report = Ok<'get_analytics_report'>;
+export type ReportPoint = Report['series'][number];
+export type ReportTotals = Report['totals'];
 
-export interface ReportPoint {
-  bucket: string;
-  group?: string | null;
-  requests: number;
-  cost_usd: number;
-  input_tokens: number;
-  output_tokens: number;
-  errors: number;
-  p50_latency_ms: number | null;
-  p95_latency_ms: number | null;
-  p99_latency_ms: number | null;
-}
+export type LogSummary = Item<'list_logs'>;
 
-export interface ReportTotals {
-  requests: number;
-  cost_usd: number;
-  error_rate: number;
-  errors: number;
-  input_tokens: number;
-  output_tokens: number;
-  p50_latency_ms: number | null;
-  p95_latency_ms: number | null;
-  p99_latency_ms: number | null;
-}
-
-export interface Report {
-  granularity: string;
-  group_by: string | null;
-  start: string;
-  end: string;
-  series: ReportPoint[];
-  totals: ReportTotals;
-  comparison?: { start: string; end: string; series: ReportPoint[]; totals: ReportTotals };
-}
-
-export interface LogSummary {
-  id: string;
-  created_at: string;
-  request_type: string;
-  project_id: string | null;
-  model_requested: string | null;
-  model_used: string | null;
-  provider: string | null;
-  status_code: number;
-  latency_ms: number;
-  ttfb_ms: number | null;
-  input_tokens: number;
-  output_tokens: number;
-  cost_usd: number | null;
-  end_user: string | null;
-  tags: Record<string, string>;
-  trace_id: string | null;
-  conversation_id: string | null;
-  cache: string | null;
-  replay_of: string | null;
-  saved_cost_usd: number;
-  cache_similarity: number | null;
-}
-
-export interface Attempt {
-  model: string;
-  provider: string;
-  status: number;
-  outcome: string;
-  latency_ms: number;
-  cost_usd: number;
-  error?: string;
-  ttfb_ms?: number;
-  served?: boolean;
-}
+/** `ttfb_ms` and `served` are among the extra fields the API allows on an attempt. */
+export type Attempt = Ok<'get_log'>['attempts'][number] & { ttfb_ms?: number; served?: boolean };
 
 export interface Candidate {
   model: string;
@@ -145,6 +45,7 @@ export interface Candidate {
   score?: number;
 }
 
+/** The API publishes the trace as any JSON value: this is what the log detail reads from it. */
 export interface DecisionTrace {
   policy?: string;
   config?: { slug: string; version: number } | null;
@@ -157,28 +58,12 @@ export interface DecisionTrace {
   warnings?: unknown;
 }
 
-export interface LogRecord extends LogSummary {
-  api_key_id: string | null;
-  credential_id: string | null;
-  cache_read_tokens: number;
-  cache_write_tokens: number;
-  error: unknown;
-  bodies_retained: boolean;
-  request: unknown;
-  response: unknown;
+export type LogRecord = Omit<Ok<'get_log'>, 'decision_trace' | 'attempts'> & {
   decision_trace: DecisionTrace | null;
   attempts: Attempt[];
-  cost: {
-    input_usd: number;
-    output_usd: number;
-    cache_read_usd: number;
-    cache_write_usd: number;
-    other_attempts_usd: number;
-    total_usd: number;
-  };
-}
+};
 
-/** The envelope of a dry run (replay, config test, X-Svc-Dry-Run). */
+/** The envelope of a dry run (replay, config test, X-Svc-Dry-Run), an open object in the API. */
 export interface DryRun {
   dry_run: {
     policy: string;
@@ -190,6 +75,7 @@ export interface DryRun {
   };
 }
 
+/** A replay answers the replayed call's own body plus these fields, so the API leaves it open. */
 export interface ReplayResult {
   request_id: string;
   replay_of: string;
@@ -201,132 +87,18 @@ export interface ReplayResult {
   latency_ms: number;
 }
 
-export interface RoutingConfig {
-  id: string;
-  project_id: string | null;
-  name: string;
-  slug: string;
-  model: string;
-  strategy: string;
-  config: Record<string, unknown>;
-  embedding_dimensions: number | null;
-  version: number;
-  version_id: string;
-  created_at: string;
-  updated_at: string;
-}
+export type RoutingConfig = Item<'list_routing_configs'>;
+export type ConfigVersion = Item<'list_routing_config_versions'>;
+export type DecisionSummary = Item<'get_decisions_summary'>;
 
-export interface ConfigVersion {
-  id: string;
-  config_id: string;
-  version: number;
-  current: boolean;
-  name: string;
-  strategy: string;
-  config: Record<string, unknown>;
-  embedding_dimensions: number | null;
-  restored_from: number | null;
-  created_at: string;
-}
+export type Budget = Ok<'get_budget'>;
+export type BudgetStatus = NonNullable<Budget['status']>;
 
-export interface DecisionSummary {
-  slug: string;
-  policy: string;
-  versions: number[];
-  requests: number;
-  errors: number;
-  attempts: number;
-  avg_attempts: number;
-  fallbacks: number;
-  fallback_rate: number;
-  served_by: Record<string, number>;
-  variants: Record<string, number>;
-  matched_rules: Record<string, number>;
-  reasons: Record<string, number>;
-}
+/** `signing_secret` comes only in the answers to create and rotate-secret. */
+export type WebhookEndpoint = Ok<'get_webhook_endpoint'> & Partial<Pick<Ok<'rotate_webhook_secret'>, 'signing_secret'>>;
+export type WebhookDeliveryDetail = Ok<'get_webhook_delivery'>;
+export type WebhookDelivery = Item<'list_webhook_deliveries'>;
+export type WebhookAttempt = WebhookDeliveryDetail['attempts'][number];
+export type EventType = Item<'list_webhook_event_types'>;
 
-export interface BudgetStatus {
-  spent_usd: number;
-  reserved_usd: number;
-  remaining_usd: number;
-  period_start: string;
-  period_end: string | null;
-  exceeded: boolean;
-  forecast_usd: number;
-}
-
-export interface Budget {
-  id: string;
-  name: string;
-  scope: { type: string; id?: string; value?: string };
-  period: string;
-  limit_usd: number;
-  thresholds: number[];
-  action: string;
-  models: string[] | null;
-  status: BudgetStatus | null;
-  members?: Array<{ member: string; status: BudgetStatus }>;
-  created_at: string;
-}
-
-export interface WebhookEndpoint {
-  id: string;
-  url: string;
-  description: string | null;
-  event_types: string[];
-  active: boolean;
-  disabled_reason: string | null;
-  failing_since: string | null;
-  previous_secret_expires_at: string | null;
-  created_at: string;
-  /** Only in the answers to create and rotate-secret. */
-  signing_secret?: string;
-}
-
-export interface WebhookDelivery {
-  id: string;
-  endpoint_id: string;
-  event_id: string;
-  event_type: string;
-  status: 'pending' | 'delivered' | 'failed';
-  attempt_count: number;
-  response_status: number | null;
-  last_error: string | null;
-  next_attempt_at: string | null;
-  created_at: string;
-  delivered_at: string | null;
-}
-
-export interface WebhookAttempt {
-  attempt: number;
-  started_at: string;
-  duration_ms: number;
-  response_status: number | null;
-  response_body: string | null;
-  error: string | null;
-}
-
-export interface WebhookDeliveryDetail extends WebhookDelivery {
-  payload: unknown;
-  response_body: string | null;
-  attempts: WebhookAttempt[];
-}
-
-export interface EventType {
-  type: string;
-  description: string;
-}
-
-export interface CacheStats {
-  project_id: string;
-  entries: number;
-  hits: number;
-  misses: number;
-  hit_rate: number | null;
-  saved_cost_usd: number;
-  similarity_histogram: Array<{ min: number; max: number; hits: number }>;
-  shadow: {
-    by_threshold: Array<{ threshold: number; would_hit: number; matched: number; false_hit_rate: number | null }>;
-  };
-  since: string | null;
-}
+export type CacheStats = Ok<'get_project_cache'>;

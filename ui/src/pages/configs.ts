@@ -1,12 +1,12 @@
 // Routing configs: the live configs (current versions) and how their decisions went.
 import { html } from 'htm/preact';
-import { useState } from 'preact/hooks';
-import { Empty, ErrorBox, Loading, Pager, Section, Time, Updating } from '../components/common.ts';
+import { Empty, ErrorBox, Loading, Section, Time } from '../components/common.ts';
+import { PagedList, usePaged } from '../components/paged-list.ts';
 import { int, pct } from '../format.ts';
 import { useApi } from '../hooks.ts';
 import type { PageProps } from '../page.ts';
 import { projectName, useProjects } from '../projects.ts';
-import type { DecisionSummary, Page, RoutingConfig } from '../types.ts';
+import type { DecisionSummary, RoutingConfig } from '../types.ts';
 
 function top(map: Record<string, number>, n = 3): string {
   const entries = Object.entries(map).sort((a, b) => b[1] - a[1]);
@@ -63,60 +63,44 @@ function Decisions() {
 
 export function ConfigsPage({ session }: PageProps) {
   const projects = useProjects(session.scope === 'org');
-  const [cursors, setCursors] = useState<string[]>([]);
-  const cursor = cursors[cursors.length - 1];
-  const list = useApi<Page<RoutingConfig>>('/routing-configs', { limit: 50, cursor });
+  const configs = usePaged<RoutingConfig>('/routing-configs', { limit: 50 });
   return html`<h1 tabindex="-1">Routing configs</h1>
     <p class="toolbar"><a class="button primary" href="/ui/configs/new">New routing config</a></p>
     <${Section} title="Configs" id="configs">
-      <${Updating} when=${list.loading && list.data !== undefined} />
-      <${ErrorBox} error=${list.error} title="Routing configs failed to load" />
-      ${list.loading && !list.data ? html`<${Loading} what="configs" />` : null}
-      ${
-        list.data && list.data.data.length === 0
-          ? html`<${Empty} title="No routing configs yet.">
-              <p><a href="/ui/configs/new">Create one</a> from a template (fallback, cost-optimized, A/B test, …), then call it with <code>"model": "@slug"</code>.</p>
-            <//>`
-          : null
-      }
-      ${
-        list.data && list.data.data.length > 0
-          ? html`<div class="table-wrap">
-              <table data-testid="configs-table">
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Call as</th>
-                    <th scope="col">Strategy</th>
-                    <th scope="col" class="num">Version</th>
-                    <th scope="col">Project</th>
-                    <th scope="col">Updated</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${list.data.data.map(
-                    (c) => html`<tr>
-                      <td><a href=${`/ui/configs/${encodeURIComponent(c.id)}`}>${c.name}</a></td>
-                      <td class="mono">${c.model}</td>
-                      <td>${c.strategy}</td>
-                      <td class="num">${c.version}</td>
-                      <td>${c.project_id ? projectName(projects, c.project_id) : 'all projects'}</td>
-                      <td><${Time} iso=${c.updated_at} /></td>
-                    </tr>`,
-                  )}
-                </tbody>
-              </table>
-            </div>
-            <${Pager}
-              hasMore=${list.data.has_more}
-              atFirst=${cursors.length === 0}
-              canPrev=${cursors.length > 0}
-              onFirst=${() => setCursors([])}
-              onPrev=${() => setCursors(cursors.slice(0, -1))}
-              onNext=${() => list.data?.next_cursor && setCursors([...cursors, list.data.next_cursor])}
-            />`
-          : null
-      }
+      <${PagedList}
+        paged=${configs}
+        what="configs"
+        errorTitle="Routing configs failed to load"
+        empty=${html`<${Empty} title="No routing configs yet.">
+          <p><a href="/ui/configs/new">Create one</a> from a template (fallback, cost-optimized, A/B test, …), then call it with <code>"model": "@slug"</code>.</p>
+        <//>`}
+        rows=${(rows: RoutingConfig[]) => html`<div class="table-wrap">
+          <table data-testid="configs-table">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Call as</th>
+                <th scope="col">Strategy</th>
+                <th scope="col" class="num">Version</th>
+                <th scope="col">Project</th>
+                <th scope="col">Updated</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${rows.map(
+                (c) => html`<tr>
+                  <td><a href=${`/ui/configs/${encodeURIComponent(c.id)}`}>${c.name}</a></td>
+                  <td class="mono">${c.model}</td>
+                  <td>${c.strategy}</td>
+                  <td class="num">${c.version}</td>
+                  <td>${c.project_id ? projectName(projects, c.project_id) : 'all projects'}</td>
+                  <td><${Time} iso=${c.updated_at} /></td>
+                </tr>`,
+              )}
+            </tbody>
+          </table>
+        </div>`}
+      />
     <//>
     <${Section} title="Decisions summary" id="decisions"><${Decisions} /><//>`;
 }

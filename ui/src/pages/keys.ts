@@ -3,23 +3,13 @@
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import { del, enc, post } from '../api.ts';
-import {
-  Badge,
-  ConfirmButton,
-  Empty,
-  ErrorBox,
-  Loading,
-  OnceSecret,
-  Pager,
-  Section,
-  Time,
-  Updating,
-} from '../components/common.ts';
-import { useAction, useApi } from '../hooks.ts';
+import { Badge, ConfirmButton, Empty, ErrorBox, OnceSecret, Section, Time } from '../components/common.ts';
+import { PagedList, usePaged } from '../components/paged-list.ts';
+import { useAction } from '../hooks.ts';
 import type { PageProps } from '../page.ts';
 import { projectName, useProjects } from '../projects.ts';
 import { setQuery } from '../router.ts';
-import type { ApiKey, Page } from '../types.ts';
+import type { ApiKey } from '../types.ts';
 
 function rateLimits(d: FormData): Record<string, number> | undefined {
   const out: Record<string, number> = {};
@@ -34,10 +24,8 @@ export function KeysPage({ loc }: PageProps) {
   const projects = useProjects(true);
   const projectFilter = loc.query.get('project_id') ?? '';
   const [includeRevoked, setIncludeRevoked] = useState(false);
-  const [cursors, setCursors] = useState<string[]>([]);
-  const list = useApi<Page<ApiKey>>('/api-keys', {
+  const keys = usePaged<ApiKey>('/api-keys', {
     limit: 50,
-    cursor: cursors[cursors.length - 1],
     project_id: projectFilter || undefined,
     include_revoked: includeRevoked || undefined,
   });
@@ -64,7 +52,7 @@ export function KeysPage({ loc }: PageProps) {
           if (created) {
             form.reset();
             setSecret(created);
-            list.reload();
+            keys.list.reload();
           }
         }}
       >
@@ -88,63 +76,51 @@ export function KeysPage({ loc }: PageProps) {
       id="keys"
       actions=${html`
         <label class="inline">Project
-          <select value=${projectFilter} onChange=${(e: Event) => {
-            setCursors([]);
-            setQuery({ project_id: (e.target as HTMLSelectElement).value || undefined });
-          }}>
+          <select value=${projectFilter} onChange=${(e: Event) => setQuery({ project_id: (e.target as HTMLSelectElement).value || undefined })}>
             <option value="">All</option>
             ${projects.map((p) => html`<option value=${p.id}>${p.name}</option>`)}
           </select>
         </label>
         <label class="inline"><input type="checkbox" checked=${includeRevoked} onChange=${(e: Event) => setIncludeRevoked((e.target as HTMLInputElement).checked)} /> Show revoked</label>`}
     >
-      <${Updating} when=${list.loading && list.data !== undefined} />
-      <${ErrorBox} error=${list.error} title="Keys failed to load" />
-      <${ErrorBox} error=${revoke.error} title="Revoke failed" />
-      ${list.loading && !list.data ? html`<${Loading} what="keys" />` : null}
-      ${list.data && list.data.data.length === 0 ? html`<${Empty} title="No keys here."><p>Create one above; its plaintext is shown once.</p><//>` : null}
-      ${
-        list.data && list.data.data.length > 0
-          ? html`<div class="table-wrap">
-              <table data-testid="keys-table">
-                <thead>
-                  <tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Scope</th><th scope="col">Rate limits</th><th scope="col">Created</th><th scope="col">Status</th></tr>
-                </thead>
-                <tbody>
-                  ${list.data.data.map(
-                    (k) => html`<tr>
-                      <td>${k.name}</td>
-                      <td class="mono">${k.prefix}…</td>
-                      <td>${k.project_id ? projectName(projects, k.project_id) : 'org-wide'}</td>
-                      <td>${
-                        k.rate_limits
-                          ? Object.entries(k.rate_limits)
-                              .map(([n, v]) => `${n} ${v}`)
-                              .join(', ')
-                          : '—'
-                      }</td>
-                      <td><${Time} iso=${k.created_at} /></td>
-                      <td>
-                        ${
-                          k.revoked_at
-                            ? html`<${Badge} tone="bad">revoked<//> <${Time} iso=${k.revoked_at} />`
-                            : html`<${ConfirmButton} label="Revoke" confirm=${`Revoke ${k.name}? It stops working within a second.`} onConfirm=${async () => (await revoke.run(k.id)) && list.reload()} />`
-                        }
-                      </td>
-                    </tr>`,
-                  )}
-                </tbody>
-              </table>
-            </div>
-            <${Pager}
-              hasMore=${list.data.has_more}
-              atFirst=${cursors.length === 0}
-              canPrev=${cursors.length > 0}
-              onFirst=${() => setCursors([])}
-              onPrev=${() => setCursors(cursors.slice(0, -1))}
-              onNext=${() => list.data?.next_cursor && setCursors([...cursors, list.data.next_cursor])}
-            />`
-          : null
-      }
+      <${PagedList}
+        paged=${keys}
+        what="keys"
+        errorTitle="Keys failed to load"
+        empty=${html`<${Empty} title="No keys here."><p>Create one above; its plaintext is shown once.</p><//>`}
+        rows=${(rows: ApiKey[]) => html`<div class="table-wrap">
+          <table data-testid="keys-table">
+            <thead>
+              <tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Scope</th><th scope="col">Rate limits</th><th scope="col">Created</th><th scope="col">Status</th></tr>
+            </thead>
+            <tbody>
+              ${rows.map(
+                (k) => html`<tr>
+                  <td>${k.name}</td>
+                  <td class="mono">${k.prefix}…</td>
+                  <td>${k.project_id ? projectName(projects, k.project_id) : 'org-wide'}</td>
+                  <td>${
+                    k.rate_limits
+                      ? Object.entries(k.rate_limits)
+                          .map(([n, v]) => `${n} ${v}`)
+                          .join(', ')
+                      : '—'
+                  }</td>
+                  <td><${Time} iso=${k.created_at} /></td>
+                  <td>
+                    ${
+                      k.revoked_at
+                        ? html`<${Badge} tone="bad">revoked<//> <${Time} iso=${k.revoked_at} />`
+                        : html`<${ConfirmButton} label="Revoke" confirm=${`Revoke ${k.name}? It stops working within a second.`} onConfirm=${async () => (await revoke.run(k.id)) && keys.list.reload()} />`
+                    }
+                  </td>
+                </tr>`,
+              )}
+            </tbody>
+          </table>
+        </div>`}
+      >
+        <${ErrorBox} error=${revoke.error} title="Revoke failed" />
+      <//>
     <//>`;
 }

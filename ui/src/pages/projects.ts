@@ -2,21 +2,12 @@
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import { del, enc, post } from '../api.ts';
-import {
-  Badge,
-  ConfirmButton,
-  Empty,
-  ErrorBox,
-  Loading,
-  Pager,
-  Section,
-  Time,
-  Updating,
-} from '../components/common.ts';
-import { useAction, useApi } from '../hooks.ts';
+import { Badge, ConfirmButton, Empty, ErrorBox, Section, Time } from '../components/common.ts';
+import { PagedList, usePaged } from '../components/paged-list.ts';
+import { useAction } from '../hooks.ts';
 import { invalidateProjects } from '../projects.ts';
 import { href } from '../router.ts';
-import type { Page, Project } from '../types.ts';
+import type { Project } from '../types.ts';
 
 function limits(l: Project['settings']['rate_limits']): string {
   if (!l) return 'none';
@@ -29,18 +20,16 @@ function limits(l: Project['settings']['rate_limits']): string {
 }
 
 export function ProjectsPage() {
-  const [cursors, setCursors] = useState<string[]>([]);
   const [showDeleted, setShowDeleted] = useState(false);
-  const list = useApi<Page<Project>>('/projects', {
+  const paged = usePaged<Project>('/projects', {
     limit: 50,
-    cursor: cursors[cursors.length - 1],
     include_deleted: showDeleted || undefined,
   });
   const create = useAction((body: { name: string; description?: string }) => post<Project>('/projects', body));
   const remove = useAction((id: string) => del<Project>(`/projects/${enc(id)}`));
   const changed = () => {
     invalidateProjects();
-    list.reload();
+    paged.list.reload();
   };
 
   return html`<h1 tabindex="-1">Projects</h1>
@@ -72,48 +61,39 @@ export function ProjectsPage() {
       id="projects"
       actions=${html`<label class="inline"><input type="checkbox" checked=${showDeleted} onChange=${(e: Event) => setShowDeleted((e.target as HTMLInputElement).checked)} /> Show deleted</label>`}
     >
-      <${Updating} when=${list.loading && list.data !== undefined} />
-      <${ErrorBox} error=${list.error} title="Projects failed to load" />
-      <${ErrorBox} error=${remove.error} title="Delete failed" />
-      ${list.loading && !list.data ? html`<${Loading} what="projects" />` : null}
-      ${list.data && list.data.data.length === 0 ? html`<${Empty} title="No projects."><p>Create one above; each gets its own keys, settings, budgets and analytics.</p><//>` : null}
-      ${
-        list.data && list.data.data.length > 0
-          ? html`<div class="table-wrap">
-              <table data-testid="projects-table">
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th><th scope="col">Slug</th><th scope="col">Bodies logged</th><th scope="col">Semantic cache</th>
-                    <th scope="col">Rate limits</th><th scope="col">Created</th><th scope="col">Actions</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${list.data.data.map(
-                    (p) => html`<tr>
-                      <td>${p.name}${p.description ? html`<br /><small>${p.description}</small>` : null}${p.deleted_at ? html` <${Badge} tone="bad">deleted<//>` : null}</td>
-                      <td class="mono">${p.slug}</td>
-                      <td>${p.settings.log_bodies ? 'yes' : 'no'}</td>
-                      <td>${p.settings.semantic_cache?.enabled ? `on (${p.settings.semantic_cache.mode})` : 'off'}</td>
-                      <td>${limits(p.settings.rate_limits)}</td>
-                      <td><${Time} iso=${p.created_at} /></td>
-                      <td class="actions">
-                        <a href=${href('/logs', { project_id: p.id })}>Logs</a> <a href=${href('/keys', { project_id: p.id })}>Keys</a>
-                        ${p.deleted_at ? null : html`<${ConfirmButton} label="Delete" confirm=${`Delete ${p.name} and revoke its keys?`} onConfirm=${async () => (await remove.run(p.id)) && changed()} />`}
-                      </td>
-                    </tr>`,
-                  )}
-                </tbody>
-              </table>
-            </div>
-            <${Pager}
-              hasMore=${list.data.has_more}
-              atFirst=${cursors.length === 0}
-              canPrev=${cursors.length > 0}
-              onFirst=${() => setCursors([])}
-              onPrev=${() => setCursors(cursors.slice(0, -1))}
-              onNext=${() => list.data?.next_cursor && setCursors([...cursors, list.data.next_cursor])}
-            />`
-          : null
-      }
+      <${PagedList}
+        paged=${paged}
+        what="projects"
+        errorTitle="Projects failed to load"
+        empty=${html`<${Empty} title="No projects."><p>Create one above; each gets its own keys, settings, budgets and analytics.</p><//>`}
+        rows=${(rows: Project[]) => html`<div class="table-wrap">
+          <table data-testid="projects-table">
+            <thead>
+              <tr>
+                <th scope="col">Name</th><th scope="col">Slug</th><th scope="col">Bodies logged</th><th scope="col">Semantic cache</th>
+                <th scope="col">Rate limits</th><th scope="col">Created</th><th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${rows.map(
+                (p) => html`<tr>
+                  <td>${p.name}${p.description ? html`<br /><small>${p.description}</small>` : null}${p.deleted_at ? html` <${Badge} tone="bad">deleted<//>` : null}</td>
+                  <td class="mono">${p.slug}</td>
+                  <td>${p.settings.log_bodies ? 'yes' : 'no'}</td>
+                  <td>${p.settings.semantic_cache?.enabled ? `on (${p.settings.semantic_cache.mode})` : 'off'}</td>
+                  <td>${limits(p.settings.rate_limits)}</td>
+                  <td><${Time} iso=${p.created_at} /></td>
+                  <td class="actions">
+                    <a href=${href('/logs', { project_id: p.id })}>Logs</a> <a href=${href('/keys', { project_id: p.id })}>Keys</a>
+                    ${p.deleted_at ? null : html`<${ConfirmButton} label="Delete" confirm=${`Delete ${p.name} and revoke its keys?`} onConfirm=${async () => (await remove.run(p.id)) && changed()} />`}
+                  </td>
+                </tr>`,
+              )}
+            </tbody>
+          </table>
+        </div>`}
+      >
+        <${ErrorBox} error=${remove.error} title="Delete failed" />
+      <//>
     <//>`;
 }

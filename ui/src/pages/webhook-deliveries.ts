@@ -3,10 +3,11 @@
 import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { enc, post } from '../api.ts';
-import { Badge, Empty, ErrorBox, JsonView, Loading, Pager, Time, Updating } from '../components/common.ts';
+import { Badge, Empty, ErrorBox, JsonView, Loading, Time } from '../components/common.ts';
+import { PagedList, usePaged } from '../components/paged-list.ts';
 import { ms } from '../format.ts';
 import { useAction, useApi } from '../hooks.ts';
-import type { EventType, Page, WebhookDelivery, WebhookDeliveryDetail, WebhookEndpoint } from '../types.ts';
+import type { EventType, WebhookDelivery, WebhookDeliveryDetail, WebhookEndpoint } from '../types.ts';
 
 function tone(status: string): 'ok' | 'warn' | 'bad' {
   return status === 'delivered' ? 'ok' : status === 'failed' ? 'bad' : 'warn';
@@ -71,21 +72,19 @@ export function Deliveries({
   tick: number;
 }) {
   const [filters, setFilters] = useState({ endpoint_id: '', status: '', event_type: '' });
-  const [cursors, setCursors] = useState<string[]>([]);
   const [open, setOpen] = useState<string | null>(null);
-  const list = useApi<Page<WebhookDelivery>>('/webhooks/deliveries', {
+  const paged = usePaged<WebhookDelivery>('/webhooks/deliveries', {
     limit: 25,
-    cursor: cursors[cursors.length - 1],
     endpoint_id: filters.endpoint_id || undefined,
     status: filters.status || undefined,
     event_type: filters.event_type || undefined,
   });
+  const list = paged.list;
   const first = useRef(tick);
   useEffect(() => {
     if (first.current !== tick) list.reload();
   }, [tick]);
   const set = (k: keyof typeof filters) => (e: Event) => {
-    setCursors([]);
     setFilters({ ...filters, [k]: (e.target as HTMLSelectElement).value });
   };
   const url = (id: string) => endpoints.find((e) => e.id === id)?.url ?? id;
@@ -110,32 +109,22 @@ export function Deliveries({
       </label>
       <button type="button" onClick=${list.reload}>Refresh</button>
     </form>
-    <${Updating} when=${list.loading && list.data !== undefined} />
-    <${ErrorBox} error=${list.error} title="Deliveries failed to load" />
-    ${list.loading && !list.data ? html`<${Loading} what="deliveries" />` : null}
-    ${list.data && list.data.data.length === 0 ? html`<${Empty} title="No deliveries match."><p>Send a test event from an endpoint above, or change something (a routing config, a provider) that an endpoint subscribes to.</p><//>` : null}
-    ${
-      list.data && list.data.data.length > 0
-        ? html`<ul class="deliveries" data-testid="deliveries">
-              ${list.data.data.map(
-                (d) => html`<li>
-                  <button type="button" class="row-toggle" aria-expanded=${open === d.id} onClick=${() => setOpen(open === d.id ? null : d.id)}>
-                    <${Badge} tone=${tone(d.status)}>${d.status}<//> <strong>${d.event_type}</strong> <span class="mono">${url(d.endpoint_id)}</span>${' '}
-                    <span>${d.attempt_count} attempt${d.attempt_count === 1 ? '' : 's'}${d.response_status !== null ? `, last answer ${d.response_status}` : ''}</span>${' '}
-                    <${Time} iso=${d.created_at} />
-                  </button>
-                  ${open === d.id ? html`<${Detail} id=${d.id} onReplayed=${list.reload} />` : null}
-                </li>`,
-              )}
-            </ul>
-            <${Pager}
-              hasMore=${list.data.has_more}
-              atFirst=${cursors.length === 0}
-              canPrev=${cursors.length > 0}
-              onFirst=${() => setCursors([])}
-              onPrev=${() => setCursors(cursors.slice(0, -1))}
-              onNext=${() => list.data?.next_cursor && setCursors([...cursors, list.data.next_cursor])}
-            />`
-        : null
-    }`;
+    <${PagedList}
+      paged=${paged}
+      what="deliveries"
+      errorTitle="Deliveries failed to load"
+      empty=${html`<${Empty} title="No deliveries match."><p>Send a test event from an endpoint above, or change something (a routing config, a provider) that an endpoint subscribes to.</p><//>`}
+      rows=${(rows: WebhookDelivery[]) => html`<ul class="deliveries" data-testid="deliveries">
+        ${rows.map(
+          (d) => html`<li>
+            <button type="button" class="row-toggle" aria-expanded=${open === d.id} onClick=${() => setOpen(open === d.id ? null : d.id)}>
+              <${Badge} tone=${tone(d.status)}>${d.status}<//> <strong>${d.event_type}</strong> <span class="mono">${url(d.endpoint_id)}</span>${' '}
+              <span>${d.attempt_count} attempt${d.attempt_count === 1 ? '' : 's'}${d.response_status !== null ? `, last answer ${d.response_status}` : ''}</span>${' '}
+              <${Time} iso=${d.created_at} />
+            </button>
+            ${open === d.id ? html`<${Detail} id=${d.id} onReplayed=${list.reload} />` : null}
+          </li>`,
+        )}
+      </ul>`}
+    />`;
 }
