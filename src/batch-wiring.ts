@@ -7,7 +7,7 @@ import { runEvery } from './jobs/recurring.ts';
 import type { Services } from './manage/services.ts';
 import type { PipelineDeps } from './pipeline/deps.ts';
 import { runAfterResponse } from './pipeline/hooks.ts';
-import { fileContent } from './providers/openai-compatible/files-api.ts';
+import { filesApi } from './providers/registry.ts';
 import type { FileRecord } from './store/files.ts';
 
 /** Tries per batch item whose answer is worth retrying (429, 5xx), and the pause before each. */
@@ -18,7 +18,8 @@ const POLL_MS = 30_000;
 
 async function openFile(svc: Services, pipeline: PipelineDeps, file: FileRecord): Promise<AsyncIterable<Uint8Array>> {
   if (file.location === 'gateway') return svc.fileBlobs.open(file.id);
-  const answer = await fileContent(reachFile(pipeline.live, file, {}).target, file.id);
+  const place = reachFile(pipeline.live, file, {});
+  const answer = await filesApi(place.vendor).content(place.target.credential, file.id);
   if (answer.status !== 200) {
     const text = await answer.body.text().catch(() => '');
     throw new Error(`reading ${file.id} upstream answered ${answer.status}: ${text.slice(0, 200)}`);
@@ -51,6 +52,7 @@ export function createBatches(svc: Services, pipeline: PipelineDeps): Batches {
       retryDelayMs: (attempt) => RETRY_BASE_MS * 2 ** (attempt - 1),
       windowMs: config.batchWindowMs,
       maxConcurrency: 64,
+      maxLineBytes: config.maxBodyBytes,
     },
   });
   batches.start(svc.batchJobs);

@@ -40,6 +40,8 @@ export interface Config {
   maxBodyBytes: number;
   /** Request body bytes all requests in flight may hold together. */
   bodyBudgetBytes: number;
+  /** Bytes of gateway-held files one project may keep; an upload past it is refused (413). */
+  fileQuotaBytes: number;
   /** The longest pause between two chunks of a request body before its connection is closed. */
   bodyIdleTimeoutMs: number;
   /** Request and response bodies kept in a log row, each, in characters. */
@@ -50,7 +52,10 @@ export interface Config {
   logRetentionDays: number;
   /** Request and response bodies of log rows older than this many days are emptied. */
   logBodyRetentionDays: number;
-  /** Refuse private and loopback webhook destinations too (link-local and metadata always are). */
+  /**
+   * Refuse private and loopback destinations too (link-local and metadata always are), for webhook
+   * URLs and provider base URLs alike (SWITCHYARD_DENY_PRIVATE_ADDRESSES).
+   */
   webhookDenyPrivate: boolean;
   /** Raw `SWITCHYARD_WEBHOOK_RETRY_SCHEDULE`; parsed (and refused when malformed) by the webhooks feature. */
   webhookRetrySchedule: string | null;
@@ -187,6 +192,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     maxBodyBytes: overrides.maxBodyBytes ?? parseMb(nonEmpty(env.SWITCHYARD_MAX_BODY_MB), 'SWITCHYARD_MAX_BODY_MB', 32),
     bodyBudgetBytes:
       overrides.bodyBudgetBytes ?? parseMb(nonEmpty(env.SWITCHYARD_BODY_BUDGET_MB), 'SWITCHYARD_BODY_BUDGET_MB', 96),
+    fileQuotaBytes:
+      overrides.fileQuotaBytes ?? parseMb(nonEmpty(env.SWITCHYARD_FILE_QUOTA_MB), 'SWITCHYARD_FILE_QUOTA_MB', 1024),
     logBodyMaxBytes:
       overrides.logBodyMaxBytes ??
       parseMb(nonEmpty(env.SWITCHYARD_LOG_BODY_MAX_KB), 'SWITCHYARD_LOG_BODY_MAX_KB', 64) / 1024,
@@ -200,7 +207,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       parseDays(nonEmpty(env.SWITCHYARD_LOG_BODY_RETENTION_DAYS), 'SWITCHYARD_LOG_BODY_RETENTION_DAYS', 7),
     webhookDenyPrivate:
       overrides.webhookDenyPrivate ??
-      parseBool(nonEmpty(env.SWITCHYARD_WEBHOOK_DENY_PRIVATE), 'SWITCHYARD_WEBHOOK_DENY_PRIVATE', false),
+      // The older name, from when only webhooks were held to the policy, still works.
+      parseBool(
+        nonEmpty(env.SWITCHYARD_DENY_PRIVATE_ADDRESSES) ?? nonEmpty(env.SWITCHYARD_WEBHOOK_DENY_PRIVATE),
+        'SWITCHYARD_DENY_PRIVATE_ADDRESSES',
+        false,
+      ),
     webhookRetrySchedule:
       overrides.webhookRetrySchedule !== undefined
         ? overrides.webhookRetrySchedule

@@ -1,7 +1,7 @@
 // Enforces the src/ layer table (see LAYER_TABLE in helpers/import-graph.ts) so dependency direction stays
 // a reviewed decision instead of an accident; the fixture tests prove the checker can actually fail.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
@@ -9,12 +9,18 @@ import { fileURLToPath } from 'node:url';
 import {
   checkCycles,
   checkLayers,
+  checkPackages,
+  checkProviderInternals,
   collectGraph,
   folderEdges,
   formatEdge,
   formatFolderGraph,
   importsInto,
   LAYER_TABLE,
+  type LayerSpec,
+  PACKAGE_RULES,
+  type PackageRule,
+  PROVIDERS_PUBLIC,
 } from './helpers/import-graph.ts';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
@@ -125,4 +131,157 @@ test('a planted bad import is caught', () => {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+// Debts this rule found in code other work owns, each with the way out. The test fails when one is
+// paid off as well as when a new one appears, so the list can only shrink.
+const KNOWN_PACKAGE_DEBTS: ReadonlyArray<{ readonly violation: RegExp; readonly why: string }> = [
+  {
+    violation: /^package: src\/webhooks\/sender\.ts:\d+ imports 'undici'/,
+    why: "webhook deliveries dial callers' URLs through an Agent with a DNS guard; to move onto pools.ts",
+  },
+  {
+    violation: /^package: src\/logs\/sqlite-log-worker\.ts:\d+ imports 'better-sqlite3'/,
+    why: 'the request-log writer thread opens SQLite itself; to move under store/',
+  },
+  {
+    violation: /^package: src\/manage\/validation\.ts:\d+ imports 'fastify'/,
+    why: 'the schema validators register on the fastify instance; to move under http/',
+  },
+];
+
+test('packages stay behind their boundaries: undici, fastify, the SQL drivers, ioredis', (t) => {
+  const violations = checkPackages(collectGraph(join(repo, 'src'), repo));
+  for (const debt of KNOWN_PACKAGE_DEBTS) t.diagnostic(`known debt: ${debt.violation.source} (${debt.why})`);
+  const unexpected = violations.filter((v) => !KNOWN_PACKAGE_DEBTS.some((d) => d.violation.test(v)));
+  assert.deepEqual(unexpected, [], `${unexpected.length} package violation(s):\n${bulleted(unexpected)}`);
+  const paid = KNOWN_PACKAGE_DEBTS.filter((d) => !violations.some((v) => d.violation.test(v)));
+  assert.deepEqual(
+    paid.map((d) => d.violation.source),
+    [],
+    'no longer violated: remove from KNOWN_PACKAGE_DEBTS',
+  );
+});
+
+test('nothing outside providers/ imports a vendor folder or the transport internals', () => {
+  const violations = checkProviderInternals(collectGraph(join(repo, 'src'), repo));
+  assert.deepEqual(violations, [], `${violations.length} violation(s):\n${bulleted(violations)}`);
+});
+
+// Each tree under test/fixtures/architecture/ holds allowed imports next to planted ones, so a rule that
+// stopped matching (or matched too much) fails here rather than passing silently on src/.
+const fixtures = join(repo, 'test', 'fixtures', 'architecture');
+const fixtureGraph = (name: string) => collectGraph(join(fixtures, name, 'src'));
+const packageHits = (violations: string[]): string[] =>
+  violations.map((v) => {
+    const m = /^package: (\S+):\d+ imports '([^']+)'/.exec(v);
+    assert.ok(m, `unexpected message shape: ${v}`);
+    return `${m[1]} ${m[2]}`;
+  });
+
+test('fixture: undici outside the transport is caught, in a vendor folder too', () => {
+  assert.deepEqual(packageHits(checkPackages(fixtureGraph('undici'))), [
+    'src/providers/openai/files-api.ts undici',
+    'src/webhooks/sender.ts undici',
+  ]);
+});
+
+test('fixture: fastify outside http/, the composition root and the CLI is caught', () => {
+  assert.deepEqual(packageHits(checkPackages(fixtureGraph('fastify'))), ['src/manage/validation.ts fastify']);
+});
+
+test('fixture: kysely, pg and better-sqlite3 outside store/ are caught, dynamic imports too', () => {
+  assert.deepEqual(packageHits(checkPackages(fixtureGraph('sql'))), [
+    'src/jobs/queue.ts pg',
+    'src/logs/worker.ts better-sqlite3',
+    'src/routing/stats.ts kysely',
+  ]);
+});
+
+test('fixture: ioredis outside cluster/redis/ is caught; node builtins are not packages', () => {
+  const graph = fixtureGraph('ioredis');
+  assert.deepEqual(packageHits(checkPackages(graph)), ['src/cluster/local/bus.ts ioredis']);
+  assert.deepEqual(graph.packages.map((p) => p.pkg).sort(), ['ioredis', 'ioredis']);
+});
+
+test('fixture: a vendor folder, providers/shared or the transport internals imported from outside are caught', () => {
+  const graph = fixtureGraph('provider-internals');
+  const hits = checkProviderInternals(graph).map((v) =>
+    /^providers internals: (\S+) imports '([^']+)'/.exec(v)?.slice(1),
+  );
+  assert.deepEqual(hits, [
+    ['src/files/service.ts:3', '../providers/openai/files-api.ts'],
+    ['src/media/service.ts:3', '../providers/dispatch.ts'],
+    ['src/media/service.ts:4', '../providers/shared/ids.ts'],
+  ]);
+  assert.deepEqual(checkPackages(graph), []);
+});
+
+const codeList = (items: readonly string[]): string => items.map((i) => `\`${i}\``).join(', ');
+
+/** The layer table as docs/architecture.md shows it. */
+function renderLayerTable(table: readonly LayerSpec[] = LAYER_TABLE): string[] {
+  return [
+    '| layer | name | units under `src/` | siblings may import each other | may import outside `src/` |',
+    '| --- | --- | --- | --- | --- |',
+    ...table.map(
+      (l) =>
+        `| ${l.layer} | ${l.name} | ${codeList(l.units)} | ${l.shared ? 'yes' : 'no'} | ${l.outsideAllowed ? 'yes' : 'no'} |`,
+    ),
+  ];
+}
+
+/** The package rules and the providers' public entries, as docs/architecture.md shows them. */
+function renderBoundaries(
+  rules: readonly PackageRule[] = PACKAGE_RULES,
+  publicEntries: readonly string[] = PROVIDERS_PUBLIC,
+): string[] {
+  return [
+    '| package | only under `src/` | why |',
+    '| --- | --- | --- |',
+    ...rules.map((r) => `| ${codeList(r.packages)} | ${codeList(r.allowed)} | ${r.why} |`),
+    '',
+    `Outside \`providers/\`, an import into it may land only on ${codeList(publicEntries.map((p) => `providers/${p}`))}.`,
+  ];
+}
+
+/** The lines between `<!-- name:start -->` and `<!-- name:end -->`; undefined without both markers. */
+function markedBlock(text: string, name: string): string[] | undefined {
+  const lines = text.split('\n');
+  const start = lines.indexOf(`<!-- ${name}:start -->`);
+  const end = lines.indexOf(`<!-- ${name}:end -->`);
+  return start < 0 || end < start ? undefined : lines.slice(start + 1, end);
+}
+
+/** Lines the doc lacks and lines it has that the table does not give, for a message that says where. */
+function drift(shown: readonly string[] | undefined, expected: readonly string[]): string[] {
+  if (shown === undefined) return ['the start and end markers are missing'];
+  return [
+    ...expected.filter((l) => !shown.includes(l)).map((l) => `missing: ${l}`),
+    ...shown.filter((l) => !expected.includes(l)).map((l) => `stale:   ${l}`),
+  ];
+}
+
+test('docs/architecture.md shows the layer table and the boundaries this test enforces', () => {
+  const doc = readFileSync(join(repo, 'docs', 'architecture.md'), 'utf8');
+  const layers = drift(markedBlock(doc, 'layer-table'), renderLayerTable());
+  assert.deepEqual(layers, [], `docs/architecture.md's layer table differs from LAYER_TABLE:\n${bulleted(layers)}`);
+  const boundaries = drift(markedBlock(doc, 'boundaries'), renderBoundaries());
+  assert.deepEqual(boundaries, [], `docs/architecture.md's boundaries differ from the rules:\n${bulleted(boundaries)}`);
+});
+
+test('fixture: a doc whose layer table drifted from LAYER_TABLE is caught', () => {
+  const doc = readFileSync(join(fixtures, 'docs-drift', 'architecture.md'), 'utf8');
+  const found = drift(markedBlock(doc, 'layer-table'), renderLayerTable());
+  assert.ok(
+    found.some((l) => l.startsWith('missing: | 3.5 | features |') && l.includes('`media`')),
+    bulleted(found),
+  );
+  assert.ok(
+    found.some((l) => l.startsWith('stale:   | 3.5 | features |')),
+    bulleted(found),
+  );
+  assert.deepEqual(drift(markedBlock('no markers here', 'layer-table'), renderLayerTable()), [
+    'the start and end markers are missing',
+  ]);
 });

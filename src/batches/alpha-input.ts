@@ -1,13 +1,15 @@
 // The input file of an alpha batch, read line by line as it streams in: each line becomes an item,
 // valid ones `pending`, invalid ones settled at once with the reason (they go to the error file).
 // Checks: JSON object, custom_id a non-empty string not seen before, method POST, url equal to the
-// batch's endpoint, and a body the endpoint's decoder accepts, not streaming.
+// batch's endpoint, and a body the endpoint's decoder accepts, not streaming. A line nested past the
+// JSON depth bound or longer than a request body may be fails the whole batch at once, naming the
+// line: such a line is no mistake to report among others but input the gateway will not hold.
 import { GatewayError } from '../errors/gateway-error.ts';
 import { alphaCodec } from '../families/alpha/codec.ts';
 import type { ChatRequest, JsonValue } from '../ir/types.ts';
 import { decodeEmbeddingsBody } from '../pipeline/embed-attempt.ts';
 import type { NewItem } from '../store/batches.ts';
-import { isRecord } from '../util/json.ts';
+import { isRecord, parseBoundedJson } from '../util/json.ts';
 import type { ItemEstimate } from './deps.ts';
 import { readLines } from './jsonl.ts';
 import type { AlphaResult } from './objects.ts';
@@ -34,7 +36,10 @@ export interface AlphaInput {
   model: string | null;
 }
 
-export type AlphaInputResult = { ok: true; input: AlphaInput } | { ok: false; code: string; message: string };
+export type AlphaInputResult =
+  | { ok: true; input: AlphaInput }
+  /** `line` (1-based) names the line that failed the whole batch, when one did. */
+  | { ok: false; code: string; message: string; line?: number };
 
 function invalidLine(code: string, message: string): AlphaResult {
   return { response: null, error: { code, message } };
@@ -65,25 +70,45 @@ function lineProblem(
   }
 }
 
-export async function parseAlphaInput(content: AsyncIterable<Uint8Array>, endpoint: string): Promise<AlphaInputResult> {
-  const lines = readLines(content);
+/** Thrown when the caller's `cancelled` says to stop reading. */
+export class InputCancelled extends Error {
+  constructor() {
+    super('reading the batch input was cancelled');
+    this.name = 'InputCancelled';
+  }
+}
+
+/** `cancelled` is asked at each line (and may answer from a cache): true stops with InputCancelled. */
+export async function parseAlphaInput(
+  content: AsyncIterable<Uint8Array>,
+  endpoint: string,
+  maxLineBytes: number,
+  cancelled: () => Promise<boolean> = async () => false,
+): Promise<AlphaInputResult> {
+  const lines = readLines(content, maxLineBytes);
   const items: NewItem[] = [];
   const estimates: AlphaInput['estimates'] = [];
   const seen = new Set<string>();
   let invalid = 0;
   let model: string | null = null;
   let lineNo = 0;
-  for await (const text of lines) {
+  for await (const line of lines) {
+    if (await cancelled()) throw new InputCancelled();
     lineNo++;
-    if (text.trim() === '') continue;
+    if (line.text === undefined)
+      return {
+        ok: false,
+        code: 'line_too_large',
+        message: `line ${lineNo} is ${line.bytes} bytes; a request line may be at most ${maxLineBytes}`,
+        line: lineNo,
+      };
+    if (line.text.trim() === '') continue;
     if (items.length >= MAX_BATCH_LINES)
       return { ok: false, code: 'too_many_requests', message: `a batch holds at most ${MAX_BATCH_LINES} requests` };
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
+    const read = parseBoundedJson(line.text);
+    if (!read.ok && read.reason === 'too_deep')
+      return { ok: false, code: 'line_too_deep', message: `line ${lineNo} ${read.message}`, line: lineNo };
+    const parsed = read.ok ? read.value : undefined;
     const idx = items.length;
     if (!isRecord(parsed) || typeof parsed.custom_id !== 'string' || parsed.custom_id === '') {
       invalid++;

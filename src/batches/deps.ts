@@ -24,6 +24,8 @@ export interface BatchSettings {
   windowMs: number;
   /** The most items of one batch in flight a caller may ask for (X-Svc-Batch-Concurrency). */
   maxConcurrency: number;
+  /** The longest input line of an alpha batch, in bytes: a line is one request body. */
+  maxLineBytes: number;
 }
 
 /** A batch item as the budget check estimates it (the shape limits/estimate.ts reads). */

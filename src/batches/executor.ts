@@ -8,11 +8,11 @@
 import { setTimeout as wait } from 'node:timers/promises';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { JsonValue } from '../ir/types.ts';
-import type { Job, JobContext } from '../jobs/types.ts';
+import { type Job, type JobContext, PermanentFailure } from '../jobs/types.ts';
 import type { Principal } from '../live/principals.ts';
 import type { BatchRecord, ItemOutcome, ItemRecord } from '../store/batches.ts';
 import type { FileRecord } from '../store/files.ts';
-import { type AlphaInputResult, parseAlphaInput } from './alpha-input.ts';
+import { type AlphaInputResult, InputCancelled, parseAlphaInput } from './alpha-input.ts';
 import type { BatchDeps, ItemEstimate } from './deps.ts';
 import { endBatch, failBatch, finalizeIfDone } from './finalize.ts';
 import { runItem } from './run-item.ts';
@@ -80,22 +80,52 @@ export class BatchExecutor {
 
   /**
    * Reads an alpha batch's input file into items, then starts its shards. Each step can be repeated
-   * by a re-run after a crash: items are added once, and the shards' jobs are enqueued by key.
+   * by a re-run after a crash: items are added once, and the shards' jobs are enqueued by key. An
+   * error that would come back the same on every run fails the batch and ends the job for good.
    */
-  readonly validate = async (job: Job): Promise<void> => {
+  readonly validate = async (job: Job, ctx: JobContext): Promise<void> => {
     const { batchId } = payloadOf(job);
-    const deps = this.#deps;
-    let b = await deps.batches.getById(batchId);
+    const b = await this.#deps.batches.getById(batchId);
     if (b === undefined || b.inputFileId === null || b.endpoint === null) return;
-    if (b.status === 'validating' || (b.status === 'cancelling' && b.total === 0)) {
-      const file = await deps.files.get(b.orgId, b.inputFileId);
+    try {
+      await this.#validate(b, b.inputFileId, b.endpoint, ctx.signal);
+    } catch (err) {
+      if (!deterministic(err)) throw err;
+      this.#deps.logger.error({ err, batch: b.id }, 'a batch failed validation with an error no retry would change');
+      await failBatch(this.#deps, b, 'validation_failed', "the gateway could not validate this batch's input");
+      throw new PermanentFailure(`batch ${b.id} failed validation: ${errorMessage(err)}`, { cause: err });
+    }
+  };
+
+  async #validate(b: BatchRecord, fileId: string, endpoint: string, stop: AbortSignal): Promise<void> {
+    const deps = this.#deps;
+    // Cancelled before any item was stored: nothing to read, nothing to run.
+    if (b.status === 'cancelling' && b.total === 0) {
+      await endCancelled(deps, b.id);
+      return;
+    }
+    if (b.status === 'validating') {
+      const file = await deps.files.get(b.orgId, fileId);
       if (file === undefined) {
-        await failBatch(deps, b, 'file_not_found', `input file ${b.inputFileId} no longer exists`);
+        await failBatch(deps, b, 'file_not_found', `input file ${fileId} no longer exists`);
         return;
       }
-      const parsed = await readInput(deps, file, b.endpoint);
+      let checkedAt = Date.now();
+      // Stopping (shutdown, lost lease) ends the read like a cancel; the run then throws to resume.
+      const cancelled = async () => {
+        if (stop.aborted) return true;
+        if (Date.now() - checkedAt < CHECK_MS) return false;
+        checkedAt = Date.now();
+        return CANCELLING.has((await deps.batches.getById(b.id))?.status ?? 'cancelling');
+      };
+      const parsed = await readInput(deps, file, endpoint, cancelled);
+      if (stop.aborted) throw new Error('batch validation interrupted; it resumes on the next run');
+      if (parsed === 'cancelled') {
+        await endCancelled(deps, b.id);
+        return;
+      }
       if (!parsed.ok) {
-        await failBatch(deps, b, parsed.code, parsed.message);
+        await failBatch(deps, b, parsed.code, parsed.message, parsed.line ?? null);
         return;
       }
       const { items, invalid, model, estimates } = parsed.input;
@@ -119,13 +149,13 @@ export class BatchExecutor {
         !(await deps.batches.transition(b.id, ['validating'], { model, status: 'in_progress', inProgressAt: now }))
       )
         await deps.batches.transition(b.id, ['cancelling'], { model });
-      b = await deps.batches.getById(batchId);
-      if (b === undefined) return;
     }
-    if (b.status === 'finalizing') await endBatch(deps, b.id);
-    else if (b.status === 'in_progress' || b.status === 'cancelling')
-      for (const j of runJobs(b.id, shardsFor(b.total, deps.settings.shards))) await deps.jobs.enqueue(j);
-  };
+    const now = await deps.batches.getById(b.id);
+    if (now === undefined) return;
+    if (now.status === 'finalizing') await endBatch(deps, now.id);
+    else if (now.status === 'in_progress' || now.status === 'cancelling')
+      for (const j of runJobs(now.id, shardsFor(now.total, deps.settings.shards))) await deps.jobs.enqueue(j);
+  }
 
   /** Runs the shard's items until none is left, the batch is cancelled or expires, or the job must stop. */
   readonly run = async (job: Job, ctx: JobContext): Promise<void> => {
@@ -232,16 +262,42 @@ export class BatchExecutor {
   }
 }
 
-/** The input file's lines as items; a file that cannot be read fails the batch, as the vendors' do. */
-async function readInput(deps: BatchDeps, file: FileRecord, endpoint: string): Promise<AlphaInputResult> {
+/**
+ * The input file's lines as items, or 'cancelled' when the batch was cancelled while they were
+ * read; a file that cannot be read fails the batch, as the vendors' do.
+ */
+async function readInput(
+  deps: BatchDeps,
+  file: FileRecord,
+  endpoint: string,
+  cancelled: () => Promise<boolean>,
+): Promise<AlphaInputResult | 'cancelled'> {
   try {
-    return await parseAlphaInput(await deps.openFile(file), endpoint);
+    return await parseAlphaInput(await deps.openFile(file), endpoint, deps.settings.maxLineBytes, cancelled);
   } catch (err) {
+    if (err instanceof InputCancelled) return 'cancelled';
     deps.logger.warn({ err, file: file.id }, 'a batch input file could not be read');
     const message = err instanceof Error ? err.message : String(err);
     return { ok: false, code: 'input_file_unreadable', message: `input file ${file.id} could not be read: ${message}` };
   }
 }
+
+/** A batch cancelled before its items were stored ends at once, as cancelled with nothing run. */
+async function endCancelled(deps: BatchDeps, batchId: string): Promise<void> {
+  await deps.batches.transition(batchId, ['cancelling'], { status: 'finalizing', finalizingAt: Date.now() });
+  await endBatch(deps, batchId);
+}
+
+/**
+ * Errors that the same input brings back on every run: a value the code cannot handle (a stack
+ * overflow, a wrong type) or a refusal. Store and network errors are not among them: they pass.
+ */
+function deterministic(err: unknown): boolean {
+  if (err instanceof GatewayError) return err.status < 500;
+  return err instanceof RangeError || err instanceof TypeError || err instanceof SyntaxError;
+}
+
+const errorMessage = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /** Why a budget refuses the batch's estimate, or undefined when it fits. */
 async function budgetRefusal(

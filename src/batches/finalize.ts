@@ -163,14 +163,23 @@ export async function endBatch(deps: BatchDeps, batchId: string): Promise<boolea
   );
 }
 
-/** Ends an alpha batch that never ran: its input could not be used (the reason goes in `errors`). */
-export async function failBatch(deps: BatchDeps, b: BatchRecord, code: string, message: string): Promise<boolean> {
+/**
+ * Ends an alpha batch that never ran: its input could not be used (the reason goes in `errors`,
+ * with the input line to blame when there is one). A cancel that came meanwhile ends it the same.
+ */
+export async function failBatch(
+  deps: BatchDeps,
+  b: BatchRecord,
+  code: string,
+  message: string,
+  line: number | null = null,
+): Promise<boolean> {
   const now = Date.now();
-  const errors = { object: 'list', data: [{ code, message, param: null, line: null }] };
+  const errors = { object: 'list', data: [{ code, message, param: null, line }] };
   recordBatchCost(deps, b, 'failed', b.createdAt);
   return deps.batches.transition(
     b.id,
-    ['validating', 'in_progress', 'finalizing'],
+    ['validating', 'cancelling', 'in_progress', 'finalizing'],
     { status: 'failed', endedAt: now, errors, costRecordedAt: now },
     [batchEvent(b, 'failed')],
   );

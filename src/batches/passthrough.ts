@@ -8,16 +8,12 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import { alphaCodec } from '../families/alpha/codec.ts';
 import type { ChatRequest, JsonObject, JsonValue } from '../ir/types.ts';
 import type { Principal } from '../live/principals.ts';
-import { anthropicBatches } from '../providers/anthropic/batches-api.ts';
-import { mapUsage as anthropicUsage } from '../providers/anthropic/map-usage.ts';
 import { computeCost } from '../providers/catalog/cost.ts';
-import { openaiBatches } from '../providers/openai-compatible/batches-api.ts';
-import { mapUsage as openaiUsage } from '../providers/openai-compatible/map-usage.ts';
-import { resolveDirectModel } from '../providers/registry.ts';
+import { batchesApi, resolveDirectModel } from '../providers/registry.ts';
 import type { Credential, VendorId } from '../providers/types.ts';
 import type { BatchPatch, BatchRecord } from '../store/batches.ts';
 import type { FileRecord } from '../store/files.ts';
-import { isRecord } from '../util/json.ts';
+import { isRecord, parseBoundedJson } from '../util/json.ts';
 import type { BatchDeps, ItemEstimate } from './deps.ts';
 import { batchEvent, recordBatchCost } from './finalize.ts';
 import { jsonObjects } from './jsonl.ts';
@@ -39,6 +35,8 @@ export interface Upstream {
   credentialId: string | null;
 }
 
+const anthropicBatches = batchesApi('anthropic');
+
 const ALPHA_END = new Set(['completed', 'failed', 'expired', 'cancelled']);
 const sec = (v: unknown): number | null => (typeof v === 'number' ? v * 1000 : null);
 const iso = (v: unknown): number | null => (typeof v === 'string' ? Date.parse(v) : null);
@@ -47,7 +45,11 @@ const count = (o: unknown, k: string): number => (isRecord(o) && typeof o[k] ===
 async function json(status: number, body: { text(): Promise<string> }): Promise<JsonObject> {
   const text = await body.text();
   if (status < 200 || status >= 300) throw new UpstreamAnswer(status, text);
-  return JSON.parse(text) as JsonObject;
+  // Kept as the batch's upstream object, so it is bounded like any JSON from outside.
+  const parsed = parseBoundedJson(text);
+  if (!parsed.ok || !isRecord(parsed.value))
+    throw new Error(`the vendor's batch answer is not usable: ${parsed.ok ? 'not an object' : parsed.message}`);
+  return parsed.value as JsonObject;
 }
 
 /** A chat line's request in IR form, for its estimate; the vendor judges lines the gateway cannot read. */
@@ -99,7 +101,7 @@ export class PassThrough {
     up: Upstream,
     version?: string,
   ): Promise<BatchRecord> {
-    const res = await anthropicBatches.create(up.credential, { requests }, version);
+    const res = await anthropicBatches.create(up.credential, { requests }, { version });
     const obj = await json(res.status, res.body);
     const row = { ...b, mode: 'passthrough' as const, credentialId: up.credentialId, upstreamId: String(obj.id) };
     const synced = { ...row, ...this.#betaPatch(obj) } as BatchRecord;
@@ -115,7 +117,7 @@ export class PassThrough {
   async alphaEligible(file: FileRecord): Promise<Omit<ItemEstimate, 'principal'>[] | undefined> {
     if (file.location !== 'upstream' || (file.vendor !== 'openai' && file.vendor !== 'azure-openai')) return undefined;
     const estimates: Omit<ItemEstimate, 'principal'>[] = [];
-    for await (const line of jsonObjects(await this.#deps.openFile(file))) {
+    for await (const line of jsonObjects(await this.#deps.openFile(file), this.#deps.settings.maxLineBytes)) {
       const body = isRecord(line.body) ? line.body : undefined;
       const model = body?.model;
       if (typeof model !== 'string' || model.includes('/') || model.startsWith('@')) return undefined;
@@ -136,7 +138,7 @@ export class PassThrough {
     const vendor = file.vendor as 'openai' | 'azure-openai';
     const stored = this.#reach({ ...b, credentialId: file.credentialId }, vendor);
     const credential = providerKey ? { ...stored.credential, apiKey: providerKey } : stored.credential;
-    const res = await openaiBatches.create(vendor, credential, {
+    const res = await batchesApi(vendor).create(credential, {
       input_file_id: file.id,
       endpoint: b.endpoint,
       completion_window: b.completionWindow,
@@ -207,7 +209,7 @@ export class PassThrough {
     } else {
       const vendor = this.#alphaVendor(b);
       const up = this.#reach(b, vendor);
-      const res = await openaiBatches.get(vendor, up.credential, b.upstreamId ?? '');
+      const res = await batchesApi(vendor).get(up.credential, b.upstreamId ?? '');
       patch = this.#alphaPatch(await json(res.status, res.body));
       ended = ALPHA_END.has(String(patch.status));
       await this.#registerOutputs(b, patch, up);
@@ -262,19 +264,20 @@ export class PassThrough {
       total.costUsd += computeCost(vendor, model, usage, { batch: true }).costUsd;
     };
     if (b.family === 'beta') {
-      for await (const line of jsonObjects(await this.results(b))) {
+      for await (const line of jsonObjects(await this.results(b), this.#deps.settings.maxLineBytes)) {
         const r = line.result;
         if (!isRecord(r) || r.type !== 'succeeded' || !isRecord(r.message)) continue;
-        add('anthropic', String(r.message.model), anthropicUsage(r.message.usage));
+        add('anthropic', String(r.message.model), anthropicBatches.usage(r.message.usage));
       }
       return total;
     }
     if (b.outputFileId === null) return total;
     const file = await this.#deps.files.get(b.orgId, b.outputFileId);
     if (file === undefined) return total;
-    for await (const line of jsonObjects(await this.#deps.openFile(file))) {
+    const api = batchesApi(this.#alphaVendor(b));
+    for await (const line of jsonObjects(await this.#deps.openFile(file), this.#deps.settings.maxLineBytes)) {
       const body = isRecord(line.response) && isRecord(line.response.body) ? line.response.body : undefined;
-      const usage = body === undefined ? undefined : openaiUsage(body.usage);
+      const usage = body === undefined ? undefined : api.usage(body.usage);
       if (body !== undefined && usage !== undefined) add(file.vendor as VendorId, String(body.model), usage);
     }
     return total;
@@ -288,7 +291,7 @@ export class PassThrough {
     } else {
       const vendor = this.#alphaVendor(b);
       const up = this.#reach(b, vendor);
-      const res = await openaiBatches.cancel(vendor, up.credential, b.upstreamId ?? '');
+      const res = await batchesApi(vendor).cancel(up.credential, b.upstreamId ?? '');
       await json(res.status, res.body);
     }
     return this.refresh(b);

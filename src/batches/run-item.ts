@@ -11,7 +11,7 @@ import { runEmbeddings } from '../pipeline/embeddings.ts';
 import type { CallRecord } from '../pipeline/types.ts';
 import type { BatchFamily, ItemOutcome } from '../store/batches.ts';
 import { newId } from '../util/ids.ts';
-import { isRecord } from '../util/json.ts';
+import { asJson, isRecord, parseBoundedJson } from '../util/json.ts';
 import type { AlphaResult } from './objects.ts';
 
 export interface ItemRun {
@@ -31,13 +31,11 @@ export interface ItemRunOutcome extends ItemOutcome {
 
 const RETRYABLE = new Set([408, 429, 500, 502, 503, 504, 529]);
 
+/** An upstream body as JSON when it is within the bounds of JSON from outside; else its text. */
 function parseBody(body: unknown): JsonValue {
   if (typeof body !== 'string') return body as JsonValue;
-  try {
-    return JSON.parse(body) as JsonValue;
-  } catch {
-    return body;
-  }
+  const parsed = parseBoundedJson(body);
+  return parsed.ok ? asJson(parsed.value) : body;
 }
 
 /** The error object inside either family's error body: `{error: {type, message, code?}}`. */

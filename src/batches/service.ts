@@ -62,7 +62,9 @@ export class Batches {
     // A shard stopped by a shutdown or a lost lease resumes a second later, however often that
     // happened before: its attempts count restarts, not failures.
     const opts: RegisterOptions = { retryDelayMs: () => RESUME_MS };
-    runner.register(VALIDATE_JOB, this.executor.validate, opts);
+    // A validation that throws has failed (a stopped one is given back, not failed): it backs off,
+    // so a store outage does not have it re-read the input file every second.
+    runner.register(VALIDATE_JOB, this.executor.validate);
     runner.register(RUN_JOB, this.executor.run, opts);
   }
 

@@ -59,6 +59,13 @@ export const ERROR_CODES = {
     beta: 'request_too_large',
     message: 'Request body is larger than the {limit} MB limit',
   },
+  file_quota_exceeded: {
+    status: 413,
+    alpha: 'invalid_request_error',
+    beta: 'request_too_large',
+    message:
+      "This upload would take the project's gateway-held files past their {limit} MB quota; delete files to make room",
+  },
   // Routing.
   unsupported_content: invalid('{message}'),
   invalid_tool_arguments: invalid('{message}'),

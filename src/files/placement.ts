@@ -8,8 +8,8 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import { headerValue } from '../families/shared/svc-headers.ts';
 import type { ResolvedCredential } from '../live/credentials.ts';
 import type { LiveState } from '../pipeline/types.ts';
-import { FILES_VENDORS, type FilesTarget, type FilesVendor } from '../providers/openai-compatible/files-api.ts';
-import { canonicalVendor } from '../providers/registry.ts';
+import type { FilesTarget, FilesVendor } from '../providers/capabilities.ts';
+import { canonicalVendor, FILES_VENDORS } from '../providers/registry.ts';
 import type { FileRecord } from '../store/files.ts';
 
 /** The `X-Svc-Provider` value that keeps a file in the gateway. */

@@ -6,9 +6,8 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import { alphaCodec } from '../families/alpha/codec.ts';
 import type { PipelineDeps } from '../pipeline/deps.ts';
 import { type EndpointCall, type EndpointOutcome, recordEndpointCall } from '../pipeline/endpoint-record.ts';
-import { decodeOpenAIError } from '../providers/openai-compatible/decode-error.ts';
-import type { UpstreamAnswer } from '../providers/openai-compatible/files-api.ts';
-import { tryParseJson } from '../util/json.ts';
+import type { FilesAnswer } from '../providers/capabilities.ts';
+import { parseBoundedJson } from '../util/json.ts';
 
 /** JSON to serialize, text passed on as the upstream wrote it, or bytes streamed through. */
 export type ReplyBody = { json: unknown } | { text: string } | { stream: Readable };
@@ -87,15 +86,15 @@ export function errorReply(deps: PipelineDeps, call: EndpointCall, e: GatewayErr
 export async function passOn(
   deps: PipelineDeps,
   call: EndpointCall,
-  res: UpstreamAnswer,
+  res: FilesAnswer,
   note: Note,
   headers: Record<string, string>,
 ): Promise<FilesReply> {
   const text = await res.body.text();
   const type = res.headers['content-type'];
-  const parsed = tryParseJson(text);
+  const parsed = parseBoundedJson(text);
   const full: Note = { ...note, responseBody: parsed.ok ? parsed.value : text };
-  if (res.status >= 400) full.error = decodeOpenAIError(res.status, text, res.headers);
+  if (res.status >= 400) full.error = res.decodeError(text);
   const out = { ...headers, 'content-type': typeof type === 'string' ? type : JSON_TYPE };
   return makeReply(deps, call, res.status, out, { text }, full);
 }

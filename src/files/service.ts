@@ -8,17 +8,12 @@ import { fromUpstream, GatewayError } from '../errors/gateway-error.ts';
 import type { Principal } from '../live/principals.ts';
 import type { PipelineDeps } from '../pipeline/deps.ts';
 import { type EndpointCall, endpointCall, recordEndpointCall } from '../pipeline/endpoint-record.ts';
+import type { UpstreamAnswer } from '../providers/capabilities.ts';
 import { UpstreamTransportError } from '../providers/http.ts';
-import {
-  deleteFile,
-  fileContent,
-  getFile,
-  type UpstreamAnswer,
-  uploadFile,
-} from '../providers/openai-compatible/files-api.ts';
+import { filesApi } from '../providers/registry.ts';
 import { type FileBlobs, newFileId } from '../store/file-blobs.ts';
 import type { FileRecord, FileStore } from '../store/files.ts';
-import { isRecord } from '../util/json.ts';
+import { isRecord, parseBoundedJson } from '../util/json.ts';
 import { fileObject, listPage, parseListQuery } from './objects.ts';
 import { GATEWAY_PROVIDER as GATEWAY, placeUpload, reachFile, type UpstreamPlace } from './placement.ts';
 import { asGatewayError, errorReply, type FilesReply, jsonReply, makeReply, type Note, passOn } from './replies.ts';
@@ -31,6 +26,8 @@ export interface FilesDeps {
   pipeline: PipelineDeps;
   files: FileStore;
   blobs: FileBlobs;
+  /** Bytes of gateway-held files one project may keep (SWITCHYARD_FILE_QUOTA_MB); none when unset. */
+  quotaBytes?: number;
 }
 
 /** Who is calling, as the HTTP layer knows it. */
@@ -118,12 +115,17 @@ export class FilesService {
       const { blobs, files } = this.#deps;
       let wrote = false;
       let record: FileRecord;
+      const quota = this.#deps.quotaBytes ?? Number.POSITIVE_INFINITY;
+      const held = () => files.heldBytes(c.principal.orgId, c.principal.projectId);
       try {
+        const room = quota - (await held());
         const up = await receiveUpload(parts, (file) => {
           wrote = true;
-          return blobs.write(id, file.content);
+          return blobs.write(id, withinQuota(file.content, room, quota));
         });
         note.requestBody = describe(up);
+        // Uploads of the project that ran meanwhile count too; the later one is refused.
+        if ((await held()) + up.bytes > quota) throw quotaExceeded(quota);
         record = {
           id,
           orgId: c.principal.orgId,
@@ -171,7 +173,7 @@ export class FilesService {
       return bytes;
     });
     note.requestBody = describe(up);
-    const res = await uploadFile(place.target, { ...up, chunks }, { signal: c.signal });
+    const res = await filesApi(place.vendor).upload(place.target.credential, { ...up, chunks }, { signal: c.signal });
     const headers = { 'x-svc-provider': place.vendor };
     const reply = await passOn(this.#pipeline, call, res, note, headers);
     if (res.status >= 300) return reply;
@@ -222,9 +224,8 @@ export class FilesService {
       if (f.location === 'gateway')
         return jsonReply(this.#pipeline, call, 200, fileObject(f), note, { 'x-svc-provider': GATEWAY });
       const place = this.#reach(f, c, note);
-      return passOn(this.#pipeline, call, await getFile(place.target, f.id, { signal: c.signal }), note, {
-        'x-svc-provider': place.vendor,
-      });
+      const res = await filesApi(place.vendor).get(place.target.credential, f.id, { signal: c.signal });
+      return passOn(this.#pipeline, call, res, note, { 'x-svc-provider': place.vendor });
     });
   }
 
@@ -241,7 +242,7 @@ export class FilesService {
         return jsonReply(this.#pipeline, call, 200, body, note, { 'x-svc-provider': GATEWAY });
       }
       const place = this.#reach(f, c, note);
-      const res = await deleteFile(place.target, f.id, { signal: c.signal });
+      const res = await filesApi(place.vendor).delete(place.target.credential, f.id, { signal: c.signal });
       // Gone upstream either way: the record follows.
       if (res.status < 300 || res.status === 404) await files.markDeleted(f.orgId, f.id, Date.now());
       return passOn(this.#pipeline, call, res, note, { 'x-svc-provider': place.vendor });
@@ -265,7 +266,7 @@ export class FilesService {
         return makeReply(this.#pipeline, call, 200, headers, { stream }, note);
       }
       const place = this.#reach(f, c, note);
-      const res = await fileContent(place.target, f.id, { signal: c.signal });
+      const res = await filesApi(place.vendor).content(place.target.credential, f.id, { signal: c.signal });
       if (res.status >= 300) return passOn(this.#pipeline, call, res, note, { 'x-svc-provider': place.vendor });
       return makeReply(
         this.#pipeline,
@@ -286,17 +287,29 @@ export class FilesService {
   }
 }
 
+function quotaExceeded(quota: number): GatewayError {
+  return new GatewayError('file_quota_exceeded', { vars: { limit: Math.floor(quota / (1024 * 1024)) }, param: 'file' });
+}
+
+/** A file's bytes, refused as soon as they pass what the project's quota has room for. */
+async function* withinQuota(content: AsyncIterable<Uint8Array>, room: number, quota: number) {
+  if (room <= 0) throw quotaExceeded(quota);
+  let bytes = 0;
+  for await (const chunk of content) {
+    bytes += chunk.byteLength;
+    if (bytes > room) throw quotaExceeded(quota);
+    yield chunk;
+  }
+}
+
 function describe(up: ReceivedUpload): { purpose: string; filename: string; bytes: number } {
   return { purpose: up.purpose, filename: up.filename, bytes: up.bytes };
 }
 
 function parseText(reply: FilesReply): unknown {
   if (!('text' in reply.body)) return undefined;
-  try {
-    return JSON.parse(reply.body.text);
-  } catch {
-    return undefined;
-  }
+  const parsed = parseBoundedJson(reply.body.text);
+  return parsed.ok ? parsed.value : undefined;
 }
 
 function attachment(filename: string): string {

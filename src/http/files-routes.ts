@@ -75,7 +75,13 @@ export function filesRoutes(deps: PipelineDeps, inFlight: InFlight) {
     // Encapsulated here: no other route reads multipart bodies. Parts stay streams (never buffered by
     // the plugin), and the file size cap is the service's: none.
     await app.register(multipart, { limits: { fileSize: Number.POSITIVE_INFINITY, fields: 100, parts: 200 } });
-    const service = new FilesService({ pipeline: deps, files: app.svc.stores.files, blobs: app.svc.fileBlobs });
+    const { stores, fileBlobs, config } = app.svc;
+    const service = new FilesService({
+      pipeline: deps,
+      files: stores.files,
+      blobs: fileBlobs,
+      quotaBytes: config.fileQuotaBytes,
+    });
     const caller = (req: FastifyRequest, reply: FastifyReply): FilesCaller => ({
       principal: req.principal,
       requestId: req.svcId,

@@ -14,6 +14,7 @@ import {
   type Job,
   type JobHandler,
   type JobQueue,
+  PermanentFailure,
   type RegisterOptions,
   RetryAt,
 } from './types.ts';
@@ -265,11 +266,14 @@ export class JobRunner implements JobQueue {
     r.stopHeartbeat = this.#heartbeat(r);
     let failure: string | undefined;
     let retryAt: number | undefined;
+    let permanent = false;
     try {
       await reg.handler(toJob(job), { signal: r.abort.signal });
     } catch (err) {
-      // A handler that scheduled its own retry has already said why; its stack adds nothing.
-      failure = err instanceof RetryAt ? err.message : errorText(err);
+      // A handler that scheduled its own retry, or gave up for good, has already said why; its
+      // stack adds nothing.
+      permanent = err instanceof PermanentFailure;
+      failure = err instanceof RetryAt || err instanceof PermanentFailure ? err.message : errorText(err);
       if (err instanceof RetryAt) retryAt = err.at;
     } finally {
       r.stopHeartbeat();
@@ -279,10 +283,12 @@ export class JobRunner implements JobQueue {
     if (failure === undefined) {
       kept = await this.#store.complete(lease);
     } else {
-      const next = job.attempts >= job.maxAttempts ? null : (retryAt ?? Date.now() + reg.retryDelayMs(job.attempts));
+      const last = permanent || job.attempts >= job.maxAttempts;
+      const next = last ? null : (retryAt ?? Date.now() + reg.retryDelayMs(job.attempts));
       kept = await this.#store.fail(lease, failure, next);
       const log = { job: job.id, kind: job.kind, attempt: job.attempts, error: failure };
-      if (next === null) this.#logger.warn(log, 'job failed on its last attempt; dead-lettered');
+      if (permanent) this.#logger.warn(log, 'job failed for good; dead-lettered without a retry');
+      else if (next === null) this.#logger.warn(log, 'job failed on its last attempt; dead-lettered');
       else this.#logger.info(log, 'job failed; will retry');
     }
     if (!kept) {

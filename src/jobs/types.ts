@@ -38,7 +38,10 @@ export interface JobContext {
   signal: AbortSignal;
 }
 
-/** Resolving completes the job; throwing schedules a retry (or dead-letters it on the last attempt). */
+/**
+ * Resolving completes the job; throwing schedules a retry (or dead-letters it on the last attempt),
+ * except a `PermanentFailure`, which dead-letters it at once.
+ */
 export type JobHandler = (job: Job, ctx: JobContext) => Promise<void>;
 
 export interface RegisterOptions {
@@ -60,5 +63,17 @@ export class RetryAt extends Error {
   ) {
     super(message);
     this.name = 'RetryAt';
+  }
+}
+
+/**
+ * Thrown by a handler whose job can never succeed (its input is refused, the same way each time):
+ * the job is dead-lettered at once instead of retried. The handler has already recorded the
+ * outcome on its feature's own record; the message is the job's last error.
+ */
+export class PermanentFailure extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'PermanentFailure';
   }
 }

@@ -2,8 +2,18 @@
 
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { VendorId } from '../providers/types.ts';
+import { checkEndpointUrl } from '../util/address-policy.ts';
 
-export function validateBaseUrl(vendor: VendorId, baseUrl: string | null | undefined): string | null {
+/**
+ * A base_url is dialled with the org's vendor key, so it is held to the webhooks' address policy:
+ * link-local and metadata addresses always refused, private and loopback ones when `denyPrivate`
+ * (SWITCHYARD_DENY_PRIVATE_ADDRESSES). Verification dials it under the same policy at connect time.
+ */
+export function validateBaseUrl(
+  vendor: VendorId,
+  baseUrl: string | null | undefined,
+  denyPrivate = false,
+): string | null {
   if (baseUrl === undefined || baseUrl === null || baseUrl === '') {
     if (vendor === 'azure-openai') {
       throw new GatewayError('missing_base_url', {
@@ -31,6 +41,9 @@ export function validateBaseUrl(vendor: VendorId, baseUrl: string | null | undef
   if (url.username || url.password) {
     throw new GatewayError('invalid_base_url', { message: 'base_url must not contain credentials', param: 'base_url' });
   }
+  const verdict = checkEndpointUrl(baseUrl, { denyPrivate });
+  if (!verdict.ok)
+    throw new GatewayError('invalid_base_url', { message: `base_url: ${verdict.reason}`, param: 'base_url' });
   // Stored without a trailing slash so adapters can append their paths uniformly.
   return baseUrl.replace(/\/+$/, '');
 }

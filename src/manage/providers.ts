@@ -169,7 +169,11 @@ function verifyFailure(
   kept: string,
   action: 'add' | 'rotate',
 ): GatewayError {
-  const detail = `upstream status ${check.status}: ${scrub(check.message, apiKey)}`;
+  // The verifier quotes only a vendor's own error message; whatever else answered shows as a status.
+  const detail =
+    check.message === ''
+      ? `upstream status ${check.status}`
+      : `upstream status ${check.status}: ${scrub(check.message, apiKey)}`;
   if (check.outcome === 'refused') {
     const unchecked = action === 'add' ? ' (send "verify": false to store it unchecked)' : '';
     return new GatewayError('key_verification_failed', {
@@ -216,7 +220,7 @@ const addProvider = defineOperation({
     const orgId = requireOrgKey(principal);
     const vendorId = canonicalVendor(body.vendor);
     if (!vendorId) throw new GatewayError('invalid_vendor', { vars: { vendor: String(body.vendor) }, param: 'vendor' });
-    const baseUrl = validateBaseUrl(vendorId, body.base_url);
+    const baseUrl = validateBaseUrl(vendorId, body.base_url, svc.config.webhookDenyPrivate);
     validateApiKey(vendorId, body.api_key);
     let verifiedAt: string | null = null;
     if (body.verify !== false) {
@@ -266,7 +270,10 @@ const updateProvider = defineOperation({
     const current = await activeProvider(svc, orgId, params.provider_id);
     const vendorId = canonicalVendor(current.vendorId);
     if (!vendorId) throw new Error(`stored provider has an unknown vendor: ${current.vendorId}`);
-    const baseUrl = body.base_url !== undefined ? validateBaseUrl(vendorId, body.base_url) : current.baseUrl;
+    const baseUrl =
+      body.base_url !== undefined
+        ? validateBaseUrl(vendorId, body.base_url, svc.config.webhookDenyPrivate)
+        : current.baseUrl;
     let keyCiphertext: string | undefined;
     let verifiedAt: string | undefined;
     if (body.api_key !== undefined) {

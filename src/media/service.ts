@@ -11,11 +11,11 @@ import type { ChatTarget } from '../pipeline/call.ts';
 import type { PipelineDeps } from '../pipeline/deps.ts';
 import { asRawReply, finishRaw, type RawReply, refuseRaw, runRawCall } from '../pipeline/raw-call.ts';
 import type { ProxyInput } from '../pipeline/types.ts';
+import type { MediaOperation, UpstreamAnswer } from '../providers/capabilities.ts';
 import { formatCostHeader } from '../providers/catalog/cost.ts';
 import { imageCost, speechCost, transcriptionCost } from '../providers/catalog/media.ts';
-import type { OpenAIVendor } from '../providers/openai-compatible/embeddings.ts';
-import { quoted } from '../providers/openai-compatible/files-api.ts';
-import { contentTypeOf, type RawAnswer, sendRaw } from '../providers/openai-compatible/raw-api.ts';
+import { contentTypeOf, quoted } from '../providers/http.ts';
+import { mediaApi } from '../providers/registry.ts';
 import type { VendorId } from '../providers/types.ts';
 import { asNumber, asRecord, fromJsonText, isRecord } from '../util/json.ts';
 
@@ -89,18 +89,14 @@ export class Media {
     };
   }
 
-  #send(t: ChatTarget, path: string, body: Buffer | string, type: string, signal: AbortSignal): Promise<RawAnswer> {
-    return sendRaw({
-      vendor: t.vendor as OpenAIVendor,
-      credential: t.credential,
-      method: 'POST',
-      path,
-      // Azure addresses images and audio by deployment, which is what its model name is.
-      deployment: t.vendor === 'azure-openai' ? t.model : undefined,
-      body,
-      headers: { 'content-type': type },
-      signal,
-    });
+  #send(
+    t: ChatTarget,
+    path: MediaOperation,
+    body: Buffer | string,
+    type: string,
+    signal: AbortSignal,
+  ): Promise<UpstreamAnswer> {
+    return mediaApi(t.vendor).send(t.credential, t.model, path, body, type, signal);
   }
 
   async images(c: MediaCaller, body: unknown): Promise<RawReply> {

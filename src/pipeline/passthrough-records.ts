@@ -7,7 +7,7 @@ import { PassthroughToolAccumulator } from '../families/alpha/codec/stream-encod
 import type { Family, FamilyCodec } from '../families/shared/codec.ts';
 import type { StreamSummary } from '../ir/outcome.ts';
 import type { UpstreamErrorInfo } from '../ir/types.ts';
-import { bedrockStreamException } from '../providers/bedrock/index.ts';
+import { eventStreamException } from '../providers/registry.ts';
 import type { UpstreamEvent } from '../providers/types.ts';
 import { isRecord } from '../util/json.ts';
 
@@ -145,7 +145,7 @@ export function passthroughBetaRecord(state: PassthroughState, ev: UpstreamEvent
   if (ev.messageType !== undefined) {
     // Bedrock InvokeModelWithResponseStream: `chunk` frames carry base64 Anthropic events.
     if (ev.messageType === 'exception') {
-      const error = bedrockStreamException(ev.event, ev.data);
+      const error = eventStreamException(ev);
       state.summary.error = error;
       return [state.codec.errorRecord(fromUpstream(error))];
     }

@@ -5,7 +5,8 @@
 import { fromUpstream, GatewayError } from '../errors/gateway-error.ts';
 import type { UpstreamErrorInfo } from '../ir/types.ts';
 import { attemptFailure } from '../providers/attempt-failure.ts';
-import { contentTypeOf, type RawAnswer } from '../providers/openai-compatible/raw-api.ts';
+import type { UpstreamAnswer } from '../providers/capabilities.ts';
+import { contentTypeOf } from '../providers/http.ts';
 import { canonicalVendor, chatAdapterFor } from '../providers/registry.ts';
 import type { VendorId } from '../providers/types.ts';
 import { shouldRetry } from '../routing/acceptance.ts';
@@ -40,7 +41,7 @@ export interface RawCallSpec {
   /** Text the routing strategies may read (prompt length, rules on content). */
   promptText: string;
   /** One upstream call on one target; an answer of any status is returned, only no answer throws. */
-  send(target: ChatTarget, signal: AbortSignal): Promise<RawAnswer>;
+  send(target: ChatTarget, signal: AbortSignal): Promise<UpstreamAnswer>;
 }
 
 /** The upstream answered 2xx: the body is still unread, for the caller to pass on. */
@@ -49,14 +50,14 @@ export interface RawServed {
   call: ProxyCall;
   parts: RecordParts;
   target: ChatTarget;
-  answer: RawAnswer;
+  answer: UpstreamAnswer;
   /** X-Svc-* headers of the answer (model, provider, config, rate-limit state). */
   headers: Record<string, string>;
 }
 
 export type RawCallResult = RawServed | { ok: false; reply: PipelineReply };
 
-type Tried = { ok: true; answer: RawAnswer } | { ok: false; error: UpstreamErrorInfo; answer?: RawFailure };
+type Tried = { ok: true; answer: UpstreamAnswer } | { ok: false; error: UpstreamErrorInfo; answer?: RawFailure };
 
 /** An upstream refusal, read: passed on verbatim when it is the call's last word. */
 interface RawFailure {

@@ -1,21 +1,24 @@
-// The one place that talks to upstreams: a shared keep-alive undici Agent (one pool per origin, reused
-// by every request), timeouts, abort propagation, and the two stream framings turned into records.
+// The transport: the one place that talks to upstreams. Calls go out on shared keep-alive pools
+// (pools.ts, one Agent per lane, one pool per origin) with timeouts and abort propagation, and come
+// back either as a chat answer read through the lean dispatch path (dispatch.ts: the hot path) or as
+// an answer handed back unread (`sendStreamed`: JSON, multipart and raw pass-through calls whose body
+// is piped, streamed or forwarded as it came). The two stream framings are turned into records here.
+// Only the transport may import undici (test/architecture.test.ts).
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { Agent, errors as undiciErrors } from 'undici';
+import { request, errors as undiciErrors } from 'undici';
 import type { UpstreamErrorInfo } from '../ir/types.ts';
 import type { HttpHeaders } from '../util/http-headers.ts';
 import { EventStreamDecoder } from './bedrock/eventstream.ts';
+import type { UpstreamAnswer } from './capabilities.ts';
 import { dispatchRequest } from './dispatch.ts';
-import type { HttpRequestSpec, StreamFraming, UpstreamEvent } from './types.ts';
+import { type Lane, laneAgent } from './pools.ts';
+import type { HttpMethod, HttpRequestSpec, StreamFraming, UpstreamEvent } from './types.ts';
 
-const agent = new Agent({
-  connections: 256,
-  keepAliveTimeout: 30_000,
-  keepAliveMaxTimeout: 600_000,
-  // Upstream answers can take minutes (long generations); per-call deadlines come from the caller.
-  headersTimeout: 600_000,
-  bodyTimeout: 600_000,
-});
+export { quoted } from './multipart.ts';
+
+const agent = laneAgent('chat');
 
 export interface UpstreamResponse {
   status: number;
@@ -53,6 +56,42 @@ export async function sendUpstream(spec: HttpRequestSpec, opts: SendOptions = {}
   } catch (err) {
     throw new UpstreamTransportError(transportError(err, opts.signal));
   }
+}
+
+/** One call whose answer is handed back unread; every lane but chat, which has `sendUpstream`. */
+export interface StreamedRequest {
+  lane: Exclude<Lane, 'chat'>;
+  method: HttpMethod;
+  url: string;
+  headers: Record<string, string>;
+  /** A Readable is streamed (a multipart upload with its exact Content-Length in `headers`). */
+  body?: string | Uint8Array | Readable | null;
+  signal?: AbortSignal;
+  /** This call's body deadline, when it differs from the lane's. */
+  bodyTimeout?: number;
+}
+
+/** One upstream call; an answer of any status is returned, only a call that got none throws. */
+export async function sendStreamed(req: StreamedRequest): Promise<UpstreamAnswer> {
+  try {
+    const res = await request(req.url, {
+      dispatcher: laneAgent(req.lane),
+      method: req.method,
+      headers: req.headers,
+      body: req.body,
+      signal: req.signal,
+      ...(req.bodyTimeout === undefined ? {} : { bodyTimeout: req.bodyTimeout }),
+    });
+    return { status: res.statusCode, headers: res.headers, body: res.body };
+  } catch (err) {
+    throw new UpstreamTransportError(transportError(err, req.signal));
+  }
+}
+
+/** The answer's content type (the first, if repeated), or `fallback` when it names none. */
+export function contentTypeOf(answer: { headers: IncomingHttpHeaders }, fallback = 'application/json'): string {
+  const ct = answer.headers['content-type'];
+  return (Array.isArray(ct) ? ct[0] : ct) ?? fallback;
 }
 
 /** Maps a thrown transport error to the normalized shape: aborted-by-deadline is a 504, the rest 502. */

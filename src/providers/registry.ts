@@ -1,10 +1,20 @@
-// Vendor ids and aliases, model-name resolution, and adapter lookup. A new vendor touches its own
-// folder plus one line here (DESIGN.md section 4).
+// Vendor ids and aliases, model-name resolution, and adapter and capability lookup. A new vendor
+// touches its own folder plus one line here (DESIGN.md section 4). Code outside providers/ reaches a
+// vendor only through what this file hands out (test/architecture.test.ts).
+import type { UpstreamErrorInfo } from '../ir/types.ts';
+import { anthropicBatchesApi } from './anthropic/batches-api.ts';
 import { anthropicAdapter, bedrockAnthropicAdapter } from './anthropic/index.ts';
-import { bedrockConverseAdapter, bedrockEmbeddingAdapter } from './bedrock/index.ts';
+import { bedrockConverseAdapter, bedrockEmbeddingAdapter, bedrockStreamException } from './bedrock/index.ts';
+import type { BatchesApi, FilesApi, FilesVendor, InlineBatchesApi, MediaApi, ResponsesApi } from './capabilities.ts';
 import { geminiAdapter } from './gemini/index.ts';
+import { openaiBatchesApi } from './openai-compatible/batches-api.ts';
+import type { OpenAIVendor } from './openai-compatible/embeddings.ts';
+import { FILES_VENDORS, openaiFilesApi } from './openai-compatible/files-api.ts';
 import { openaiCompatibleAdapter } from './openai-compatible/index.ts';
-import { type ChatAdapter, type EmbeddingAdapter, VENDORS, type VendorId } from './types.ts';
+import { openaiMediaApi, openaiResponsesApi } from './openai-compatible/raw-api.ts';
+import { type ChatAdapter, type EmbeddingAdapter, type UpstreamEvent, VENDORS, type VendorId } from './types.ts';
+
+export { FILES_VENDORS };
 
 /** `vendor_1`..`vendor_7` in SPEC order (DESIGN.md section 7); accepted everywhere a vendor is named. */
 const VENDOR_ALIASES: readonly string[] = VENDORS.map((_, i) => `vendor_${i + 1}`);
@@ -134,4 +144,65 @@ export function embeddingAdapterFor(vendor: VendorId): EmbeddingAdapter | undefi
     default:
       return openaiCompatibleAdapter(vendor);
   }
+}
+
+/**
+ * The error an exception record of an AWS event stream stands for (`:message-type: exception`): the
+ * status comes from the exception's name, as the answer itself was a 200. Only Bedrock frames so.
+ */
+export function eventStreamException(ev: UpstreamEvent): UpstreamErrorInfo {
+  return bedrockStreamException(ev.event, ev.data);
+}
+
+const filesApis: Readonly<Record<FilesVendor, FilesApi>> = {
+  openai: openaiFilesApi('openai'),
+  'azure-openai': openaiFilesApi('azure-openai'),
+};
+
+/** The files API of a vendor that has one (FILES_VENDORS). */
+export function filesApi(vendor: FilesVendor): FilesApi {
+  return filesApis[vendor];
+}
+
+const alphaBatches: Readonly<Record<'openai' | 'azure-openai', BatchesApi>> = {
+  openai: openaiBatchesApi('openai'),
+  'azure-openai': openaiBatchesApi('azure-openai'),
+};
+
+/** The vendor's batch API: Anthropic's takes requests inline, the OpenAI wire's an uploaded input file. */
+export function batchesApi(vendor: 'anthropic'): InlineBatchesApi;
+export function batchesApi(vendor: 'openai' | 'azure-openai'): BatchesApi;
+export function batchesApi(vendor: 'anthropic' | 'openai' | 'azure-openai'): BatchesApi {
+  return vendor === 'anthropic' ? anthropicBatchesApi : alphaBatches[vendor];
+}
+
+const OPENAI_WIRE: ReadonlySet<VendorId> = new Set<OpenAIVendor>(['openai', 'azure-openai', 'together', 'fireworks']);
+
+function openaiWire(vendor: VendorId, what: string): OpenAIVendor {
+  // Callers route only to vendors that speak the endpoint's wire; anything else is a gateway fault.
+  if (!OPENAI_WIRE.has(vendor)) throw new Error(`${vendor} has no ${what}`);
+  return vendor as OpenAIVendor;
+}
+
+const responsesApis = new Map<VendorId, ResponsesApi>();
+const mediaApis = new Map<VendorId, MediaApi>();
+
+/** The Responses API passed through to an OpenAI-wire vendor; throws for any other vendor. */
+export function responsesApi(vendor: VendorId): ResponsesApi {
+  let api = responsesApis.get(vendor);
+  if (api === undefined) {
+    api = openaiResponsesApi(openaiWire(vendor, 'Responses API'));
+    responsesApis.set(vendor, api);
+  }
+  return api;
+}
+
+/** Images and audio passed through to an OpenAI-wire vendor; throws for any other vendor. */
+export function mediaApi(vendor: VendorId): MediaApi {
+  let api = mediaApis.get(vendor);
+  if (api === undefined) {
+    api = openaiMediaApi(openaiWire(vendor, 'media API'));
+    mediaApis.set(vendor, api);
+  }
+  return api;
 }

@@ -31,8 +31,10 @@ export interface Target {
   headers?: Record<string, string>;
 }
 
+export type HttpMethod = 'GET' | 'POST' | 'DELETE';
+
 export interface HttpRequestSpec {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: HttpMethod;
   url: string;
   headers: Record<string, string>;
   body?: string | Uint8Array;

@@ -10,7 +10,7 @@ import type { ChatTarget } from '../pipeline/call.ts';
 import type { PipelineDeps } from '../pipeline/deps.ts';
 import { endpointCall, recordEndpointCall } from '../pipeline/endpoint-record.ts';
 import { finishRaw, type RawServed } from '../pipeline/raw-call.ts';
-import { sendRaw } from '../providers/openai-compatible/raw-api.ts';
+import { responsesApi } from '../providers/registry.ts';
 import type { VendorId } from '../providers/types.ts';
 import type { ResponseRecord, ResponseStore } from '../store/responses.ts';
 import { fromJsonText, isRecord } from '../util/json.ts';
@@ -101,9 +101,7 @@ export class BackgroundCompletion {
     } catch {
       return; // the credential is gone: nothing can read it any more
     }
-    const answer = await sendRaw({
-      vendor: target.vendor as 'openai' | 'azure-openai',
-      credential: target.credential,
+    const answer = await responsesApi(target.vendor).send(target.credential, {
       method: 'GET',
       path: `/responses/${encodeURIComponent(row.id)}`,
     });

@@ -7,7 +7,7 @@ import type { ChatTarget } from '../pipeline/call.ts';
 import type { LiveState } from '../pipeline/types.ts';
 import type { DomainEvent } from '../ports/domain-events.ts';
 import { computeCost } from '../providers/catalog/cost.ts';
-import { mapResponsesUsage } from '../providers/openai-compatible/map-usage.ts';
+import { responsesApi } from '../providers/registry.ts';
 import type { VendorId } from '../providers/types.ts';
 import type { ResponseRecord } from '../store/responses.ts';
 import type { ResponseSummary } from './stream-tap.ts';
@@ -22,7 +22,7 @@ export function notFound(id: string): GatewayError {
 
 /** Usage and catalog cost of a response (zero when it reported none). */
 export function cost(vendor: VendorId, model: string, s: ResponseSummary | undefined) {
-  const usage = mapResponsesUsage(s?.usage) ?? { input: 0, output: 0 };
+  const usage = responsesApi(vendor).usage(s?.usage) ?? { input: 0, output: 0 };
   return { usage, costUsd: computeCost(vendor, model, usage).costUsd };
 }
 

@@ -24,7 +24,8 @@ import {
 } from '../pipeline/raw-call.ts';
 import type { ProxyInput } from '../pipeline/types.ts';
 import { formatCostHeader } from '../providers/catalog/cost.ts';
-import { contentTypeOf, sendRaw } from '../providers/openai-compatible/raw-api.ts';
+import { contentTypeOf } from '../providers/http.ts';
+import { responsesApi } from '../providers/registry.ts';
 import type { VendorId } from '../providers/types.ts';
 import type { FileStore } from '../store/files.ts';
 import type { ResponseRecord, ResponseStore } from '../store/responses.ts';
@@ -113,9 +114,7 @@ export class Responses {
         what: 'Responses API',
         promptText: input.slice(0, 100_000),
         send: (t, signal) =>
-          sendRaw({
-            vendor: t.vendor as 'openai' | 'azure-openai',
-            credential: t.credential,
+          responsesApi(t.vendor).send(t.credential, {
             method: 'POST',
             path: '/responses',
             body: JSON.stringify({ ...b, model: t.model }),
@@ -268,8 +267,7 @@ export class Responses {
       {
         requestType,
         model: row.modelRequested,
-        send: (t, signal) =>
-          sendRaw({ vendor: t.vendor as 'openai' | 'azure-openai', credential: t.credential, method, path, signal }),
+        send: (t, signal) => responsesApi(t.vendor).send(t.credential, { method, path, signal }),
       },
       target,
       this.#d.pipeline,

@@ -67,6 +67,8 @@ export interface FileStore {
   list(orgId: string, q: FileListQuery): Promise<FileRecord[]>;
   /** False when there was no live file to delete. */
   markDeleted(orgId: string, id: string, at: number): Promise<boolean>;
+  /** Bytes of the live gateway-held files of one project (null: those of org-wide keys). */
+  heldBytes(orgId: string, projectId: string | null): Promise<number>;
 }
 
 function toRecord(r: FilesTable): FileRecord {
@@ -162,6 +164,18 @@ export function createFileStore(baseDb: Db): FileStore {
         .where('deleted_at', 'is', null)
         .executeTakeFirst();
       return Number(r.numUpdatedRows) > 0;
+    },
+
+    async heldBytes(orgId, projectId) {
+      const r = await db
+        .selectFrom('files')
+        .select((eb) => eb.fn.sum<number | string | null>('bytes').as('bytes'))
+        .where('org_id', '=', orgId)
+        .where('project_id', projectId === null ? 'is' : '=', projectId)
+        .where('location', '=', 'gateway')
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
+      return Number(r?.bytes ?? 0);
     },
   };
 }

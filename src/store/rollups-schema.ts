@@ -1,4 +1,4 @@
-// Table shapes of the analytics rollups (migrations 040 and 130), merged into the shared Database
+// Table shapes of the analytics rollups (migrations 040, 130 and 140), merged into the shared Database
 // type with `db.withTables<RollupTables>()`. `grain` is the period length in seconds (3600 or 86400) and
 // `period_start` its start in Unix seconds; '' stands for "none" in the text key columns because
 // a primary key cannot hold NULL.
@@ -45,6 +45,8 @@ export type UsersTable = Omit<RollupKeyColumns, 'model' | 'provider'> &
 
 export type DimValuesTable = {
   org_id: string;
+  /** '' for the rows of org-wide keys (migration 140: the bounds are per project). */
+  project_id: string;
   /** Unix day (seconds / 86400). */
   day: number;
   dim: string;
@@ -53,9 +55,10 @@ export type DimValuesTable = {
 
 export type DimSlotsTable = {
   org_id: string;
+  project_id: string;
   day: number;
   dim: string;
-  /** How many values of `dim` were admitted for the org on `day`. */
+  /** How many values of `dim` were admitted for the project on `day`. */
   used: number;
 };
 

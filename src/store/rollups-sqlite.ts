@@ -5,9 +5,9 @@
 // cannot interleave with another writer.
 
 import {
+  admittedKey,
   type Cell,
   DIM_LIMITS,
-  type Dim,
   histSql,
   ROLLUP_TABLES,
   RollupBatch,
@@ -37,19 +37,21 @@ export interface SqliteRollupBatch {
 export function sqliteRollups(sqlite: SQLiteHandle, columns: readonly string[]): SqliteRollups {
   const read = sourceReader(columns);
   const known = sqlite
-    .prepare('SELECT 1 FROM analytics_dim_values WHERE org_id = ? AND day = ? AND dim = ? AND value = ?')
+    .prepare(
+      'SELECT 1 FROM analytics_dim_values WHERE org_id = ? AND project_id = ? AND day = ? AND dim = ? AND value = ?',
+    )
     .pluck();
   // The no-op update makes the upsert return the current count whether or not the row existed.
   const slots = sqlite
     .prepare(
-      'INSERT INTO analytics_dim_slots (org_id, day, dim, used) VALUES (?, ?, ?, 0) ON CONFLICT (org_id, day, dim) DO UPDATE SET used = analytics_dim_slots.used RETURNING used',
+      'INSERT INTO analytics_dim_slots (org_id, project_id, day, dim, used) VALUES (?, ?, ?, ?, 0) ON CONFLICT (org_id, project_id, day, dim) DO UPDATE SET used = analytics_dim_slots.used RETURNING used',
     )
     .pluck();
   const admit = sqlite.prepare(
-    'INSERT INTO analytics_dim_values (org_id, day, dim, value) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
+    'INSERT INTO analytics_dim_values (org_id, project_id, day, dim, value) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
   );
   const take = sqlite.prepare(
-    'UPDATE analytics_dim_slots SET used = used + ? WHERE org_id = ? AND day = ? AND dim = ?',
+    'UPDATE analytics_dim_slots SET used = used + ? WHERE org_id = ? AND project_id = ? AND day = ? AND dim = ?',
   );
   const tables = ROLLUP_TABLES.map((t) => ({
     read: sqlite.prepare(histSql(t)).pluck(),
@@ -57,7 +59,6 @@ export function sqliteRollups(sqlite: SQLiteHandle, columns: readonly string[]):
   }));
   /** Values found in analytics_dim_values, i.e. admitted by a committed transaction. */
   const committed = new Set<string>();
-  const keyOf = (orgId: string, day: number, dim: Dim, value: string) => `${orgId}\n${day}\n${dim}\n${value}`;
 
   function apply(batch: RollupBatch): void {
     if (batch.size === 0) return;
@@ -66,24 +67,25 @@ export function sqliteRollups(sqlite: SQLiteHandle, columns: readonly string[]):
     // finds them, so a rolled-back batch leaves nothing behind.
     const now = new Set<string>();
     for (const c of batch.candidates()) {
+      const key = (v: string) => admittedKey(c.orgId, c.project, c.day, c.dim, v);
       const fresh = c.values.filter((v) => {
-        const k = keyOf(c.orgId, c.day, c.dim, v);
+        const k = key(v);
         if (committed.has(k)) return false;
-        if (known.get(c.orgId, c.day, c.dim, v) === undefined) return true;
+        if (known.get(c.orgId, c.project, c.day, c.dim, v) === undefined) return true;
         committed.add(k);
         return false;
       });
       if (fresh.length === 0) continue;
-      const used = Number(slots.get(c.orgId, c.day, c.dim));
+      const used = Number(slots.get(c.orgId, c.project, c.day, c.dim));
       const admitted = fresh.slice(0, Math.max(0, DIM_LIMITS[c.dim] - used));
       for (const v of admitted) {
-        admit.run(c.orgId, c.day, c.dim, v);
-        now.add(keyOf(c.orgId, c.day, c.dim, v));
+        admit.run(c.orgId, c.project, c.day, c.dim, v);
+        now.add(key(v));
       }
-      if (admitted.length > 0) take.run(admitted.length, c.orgId, c.day, c.dim);
+      if (admitted.length > 0) take.run(admitted.length, c.orgId, c.project, c.day, c.dim);
     }
-    const writes = batch.writes((orgId, day, dim, value) => {
-      const k = keyOf(orgId, day, dim, value);
+    const writes = batch.writes((orgId, project, day, dim, value) => {
+      const k = admittedKey(orgId, project, day, dim, value);
       return committed.has(k) || now.has(k);
     });
     writes.forEach(({ rows }, i) => {

@@ -7,13 +7,13 @@
 // (atomic per row), and every transaction takes its row locks in one global order (admission
 // slots, then each rollup table in ROLLUP_TABLES order, rows sorted by key), so concurrent writers
 // wait for each other instead of deadlocking. Admitting a new end user or tag set first locks the
-// org's slot row for that day, which makes the bound exact across processes.
+// project's slot row for that day, which makes the bound exact across processes.
 // SQLite: the transaction holds the database's write lock from its first INSERT, so histograms are
 // read, merged and written back as in the log worker (rollups-sqlite.ts).
 import { type Kysely, type RawBuilder, SqliteAdapter, sql, type Transaction } from 'kysely';
 import {
+  admittedKey,
   DIM_LIMITS,
-  type Dim,
   type DimCandidates,
   type RollupBatch,
   type RollupRow,
@@ -28,13 +28,12 @@ type Tx = Kysely<Database & RollupTables>;
 // Stays well under PostgreSQL's limit on bound parameters per statement (14 columns x 500).
 const UPSERT_CHUNK = 500;
 
-const admittedKey = (orgId: string, day: number, dim: Dim, value: string) => `${orgId}\n${day}\n${dim}\n${value}`;
-
 async function knownValues(db: Tx, c: DimCandidates, values: string[]): Promise<Set<string>> {
   const rows = await db
     .selectFrom('analytics_dim_values')
     .select('value')
     .where('org_id', '=', c.orgId)
+    .where('project_id', '=', c.project)
     .where('day', '=', c.day)
     .where('dim', '=', c.dim)
     .where('value', 'in', values)
@@ -53,40 +52,44 @@ async function admit(db: Tx, batch: RollupBatch, committed: Set<string>): Promis
   if (committed.size > ADMITTED_CACHE) committed.clear();
   const ok = new Set<string>();
   for (const c of batch.candidates()) {
-    const unknown = c.values.filter((v) => !committed.has(admittedKey(c.orgId, c.day, c.dim, v)));
+    const key = (v: string) => admittedKey(c.orgId, c.project, c.day, c.dim, v);
+    const unknown = c.values.filter((v) => !committed.has(key(v)));
     if (unknown.length === 0) continue;
     const known = await knownValues(db, c, unknown);
-    for (const v of known) committed.add(admittedKey(c.orgId, c.day, c.dim, v));
+    for (const v of known) committed.add(key(v));
     let fresh = unknown.filter((v) => !known.has(v));
     if (fresh.length === 0) continue;
     // Locks the slot row until commit; the no-op update makes it return the current count.
     const slot = await db
       .insertInto('analytics_dim_slots')
-      .values({ org_id: c.orgId, day: c.day, dim: c.dim, used: 0 })
+      .values({ org_id: c.orgId, project_id: c.project, day: c.day, dim: c.dim, used: 0 })
       .onConflict((oc) =>
-        oc.columns(['org_id', 'day', 'dim']).doUpdateSet((eb) => ({ used: eb.ref('analytics_dim_slots.used') })),
+        oc
+          .columns(['org_id', 'project_id', 'day', 'dim'])
+          .doUpdateSet((eb) => ({ used: eb.ref('analytics_dim_slots.used') })),
       )
       .returning('used')
       .executeTakeFirstOrThrow();
     // Another writer may have admitted some of them while we waited for the lock.
     const meanwhile = await knownValues(db, c, fresh);
-    for (const v of meanwhile) ok.add(admittedKey(c.orgId, c.day, c.dim, v));
+    for (const v of meanwhile) ok.add(key(v));
     fresh = fresh.filter((v) => !meanwhile.has(v));
     const admitted = fresh.slice(0, Math.max(0, DIM_LIMITS[c.dim] - Number(slot.used)));
     if (admitted.length === 0) continue;
     await db
       .insertInto('analytics_dim_values')
-      .values(admitted.map((value) => ({ org_id: c.orgId, day: c.day, dim: c.dim, value })))
+      .values(admitted.map((value) => ({ org_id: c.orgId, project_id: c.project, day: c.day, dim: c.dim, value })))
       .onConflict((oc) => oc.doNothing())
       .execute();
     await db
       .updateTable('analytics_dim_slots')
       .set((eb) => ({ used: eb('used', '+', admitted.length) }))
       .where('org_id', '=', c.orgId)
+      .where('project_id', '=', c.project)
       .where('day', '=', c.day)
       .where('dim', '=', c.dim)
       .execute();
-    for (const v of admitted) ok.add(admittedKey(c.orgId, c.day, c.dim, v));
+    for (const v of admitted) ok.add(key(v));
   }
   return ok;
 }
@@ -157,8 +160,8 @@ export function createRollupWriter(): RollupWriter {
       if (batch.size === 0) return;
       const db = trx.withTables<RollupTables>();
       const ok = await admit(db, batch, committed);
-      const writes = batch.writes((orgId, day, dim, value) => {
-        const k = admittedKey(orgId, day, dim, value);
+      const writes = batch.writes((orgId, project, day, dim, value) => {
+        const k = admittedKey(orgId, project, day, dim, value);
         return committed.has(k) || ok.has(k);
       });
       const upsert = trx.getExecutor().adapter instanceof SqliteAdapter ? upsertSqlite : upsertPostgres;

@@ -4,10 +4,11 @@
 // journal is never counted twice. No runtime import of the query builder here: the SQLite log
 // worker loads this file and must start fast.
 //
-// Bounded cardinality: per organization and UTC day, at most END_USER_LIMIT distinct end users and
+// Bounded cardinality: per project and UTC day, at most END_USER_LIMIT distinct end users and
 // TAGSET_LIMIT distinct tag sets (the row's whole tag object) are kept apart; later newcomers that
 // day are counted under `other`, as is any value longer than MAX_VALUE_LENGTH. The bound is per day
-// rather than per hour so that hourly and daily rows always agree.
+// rather than per hour so that hourly and daily rows always agree, and per project (migration 140)
+// so that one project's keys (cheap refused calls included) cannot use up another project's.
 //
 // Every table is also keyed by the row's request_type (migration 130), so that a report can count
 // inference apart from polls and listings (src/logs/report-request-types.ts). The gateway logs
@@ -123,15 +124,21 @@ export function histSql(t: RollupTableSpec): string {
   return `SELECT hist FROM ${t.name} WHERE ${t.key.map((c) => `${c} = ?`).join(' AND ')}`;
 }
 
-/** Distinct values of one dimension seen in a batch for one org and day, sorted. */
+/** Distinct values of one dimension seen in a batch for one project and day, sorted. */
 export interface DimCandidates {
   orgId: string;
+  /** '' for the rows of org-wide keys. */
+  project: string;
   day: number;
   dim: Dim;
   values: string[];
 }
 
-export type Admitted = (orgId: string, day: number, dim: Dim, value: string) => boolean;
+export type Admitted = (orgId: string, project: string, day: number, dim: Dim, value: string) => boolean;
+
+/** The key of one admitted value in the writers' memory of them. */
+export const admittedKey = (orgId: string, project: string, day: number, dim: Dim, value: string) =>
+  `${orgId}\n${project}\n${day}\n${dim}\n${value}`;
 
 export interface RollupRow {
   key: (string | number)[];
@@ -211,13 +218,13 @@ export class RollupBatch {
     });
   }
 
-  /** End users and tag sets of this batch per org and day, in one fixed order for every writer. */
+  /** End users and tag sets of this batch per project and day, in one fixed order for every writer. */
   candidates(): DimCandidates[] {
     const groups = new Map<string, DimCandidates>();
     const note = (f: Fact, dim: Dim, value: string) => {
       if (value === '' || value === OTHER) return;
-      const k = JSON.stringify([f.orgId, f.day, dim]);
-      const g = groups.get(k) ?? { orgId: f.orgId, day: f.day, dim, values: [] };
+      const k = JSON.stringify([f.orgId, f.project, f.day, dim]);
+      const g = groups.get(k) ?? { orgId: f.orgId, project: f.project, day: f.day, dim, values: [] };
       groups.set(k, g);
       g.values.push(value);
     };
@@ -246,7 +253,7 @@ export class RollupBatch {
       row.hist.set(f.bin, (row.hist.get(f.bin) ?? 0) + 1);
     };
     const keep = (f: Fact, dim: Dim, v: string) =>
-      v === '' || v === OTHER || admitted(f.orgId, f.day, dim, v) ? v : OTHER;
+      v === '' || v === OTHER || admitted(f.orgId, f.project, f.day, dim, v) ? v : OTHER;
     for (const f of this.#facts) {
       const endUser = keep(f, 'end_user', f.endUser);
       const tagset = keep(f, 'tagset', f.tagset);

@@ -2,6 +2,7 @@
 // bodies) without a cast at each read, and the JSON text columns of the store. The readers never
 // coerce: a string "1" is not a number, and a wrong type reads as absent.
 import type { JsonObject, JsonValue } from '../ir/types.ts';
+import { jsonDepthExceeds, MAX_JSON_DEPTH } from './json-depth.ts';
 
 export type UnknownRecord = Record<string, unknown>;
 
@@ -48,6 +49,28 @@ export function tryParseJson(text: string): { ok: true; value: unknown } | { ok:
     return { ok: true, value: JSON.parse(text) };
   } catch {
     return { ok: false };
+  }
+}
+
+export type BoundedParse =
+  | { ok: true; value: unknown }
+  | { ok: false; reason: 'too_large' | 'too_deep' | 'invalid'; message: string };
+
+/**
+ * JSON.parse for text from outside (batch input lines, uploaded files, upstream bodies) under the
+ * same depth bound as request bodies, and optionally a size bound. V8 parses any depth, but every
+ * recursive walk after that (JSON.stringify when the value is stored, estimators, codecs) overflows
+ * the stack on a value nested thousands deep, so such text is refused before it is parsed.
+ */
+export function parseBoundedJson(text: string, maxChars = Number.POSITIVE_INFINITY): BoundedParse {
+  if (text.length > maxChars)
+    return { ok: false, reason: 'too_large', message: `longer than the ${maxChars} characters allowed` };
+  if (jsonDepthExceeds(text, MAX_JSON_DEPTH))
+    return { ok: false, reason: 'too_deep', message: `nests deeper than ${MAX_JSON_DEPTH} levels` };
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (err) {
+    return { ok: false, reason: 'invalid', message: err instanceof Error ? err.message : 'not valid JSON' };
   }
 }
 

@@ -170,7 +170,7 @@ test('safe lookup refuses a hostname that resolves only to refused addresses', a
   for (const all of [false, true]) {
     const { err } = await runLookup(lookup, all);
     assert.ok(err instanceof RefusedAddressError);
-    assert.equal(err.code, 'ERR_WEBHOOK_ADDRESS_REFUSED');
+    assert.equal(err.code, 'ERR_ADDRESS_REFUSED');
     assert.equal(err.category, 'link_local');
     assert.match(err.message, /hooks\.example\.test.*169\.254\.169\.254/);
   }

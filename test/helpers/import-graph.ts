@@ -1,6 +1,7 @@
 // Pure import-graph analysis behind test/architecture.test.ts. Kept free of node:test so the same
 // functions can be pointed at throwaway fixture trees to prove the checker itself catches violations.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 
@@ -42,12 +43,22 @@ export interface ImportEdge {
   readonly resolved: boolean;
 }
 
+/** An import of an installed package (node: builtins are not recorded). */
+export interface PackageImport {
+  readonly from: string;
+  /** The package name without any subpath: `@scope/name` or `name`. */
+  readonly pkg: string;
+  readonly specifier: string;
+  readonly line: number;
+}
+
 export interface ImportGraph {
   readonly base: string;
   /** Scanned directory relative to base, e.g. "src". */
   readonly root: string;
   readonly files: readonly string[];
   readonly edges: readonly ImportEdge[];
+  readonly packages: readonly PackageImport[];
 }
 
 export interface UnitEdge {
@@ -83,18 +94,25 @@ export function collectGraph(rootDir: string, baseDir: string = dirname(resolve(
   const base = resolve(baseDir);
   const absFiles = listTsFiles(resolve(rootDir));
   const edges: ImportEdge[] = [];
+  const packages: PackageImport[] = [];
   for (const file of absFiles) {
     const source = readFileSync(file, 'utf8');
     // preProcessFile uses the real scanner, so comments, strings and template literals cannot fake an import,
     // and dynamic import() and `export ... from` come for free.
     for (const ref of ts.preProcessFile(source, true, true).importedFiles) {
-      if (!ref.fileName.startsWith('.')) continue;
+      const line = source.slice(0, ref.pos).split('\n').length;
+      if (!ref.fileName.startsWith('.')) {
+        const pkg = packageName(ref.fileName);
+        if (pkg !== undefined)
+          packages.push({ from: toPosix(relative(base, file)), pkg, specifier: ref.fileName, line });
+        continue;
+      }
       const target = resolveSpecifier(file, ref.fileName);
       edges.push({
         from: toPosix(relative(base, file)),
         to: toPosix(relative(base, target.path)),
         specifier: ref.fileName,
-        line: source.slice(0, ref.pos).split('\n').length,
+        line,
         resolved: target.exists,
       });
     }
@@ -104,7 +122,15 @@ export function collectGraph(rootDir: string, baseDir: string = dirname(resolve(
     root: toPosix(relative(base, resolve(rootDir))),
     files: absFiles.map((f) => toPosix(relative(base, f))),
     edges,
+    packages,
   };
+}
+
+/** `undici` for `undici`, `@a/b` for `@a/b/c`; undefined for a node builtin. */
+export function packageName(specifier: string): string | undefined {
+  if (specifier.startsWith('node:') || builtinModules.includes(specifier.split('/')[0])) return undefined;
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
 }
 
 /** Unit of a path: first folder under root, or a top-level file minus `.ts`; outside root -> "../<segment>". */
@@ -276,4 +302,87 @@ export function checkCycles(graph: ImportGraph): string[] {
 /** Edges from the graph that land inside `dir` (relative to the graph base), e.g. tools importing src. */
 export function importsInto(graph: ImportGraph, dir: string): ImportEdge[] {
   return graph.edges.filter((e) => e.to === dir || e.to.startsWith(`${dir}/`));
+}
+
+/** Who may import a package: paths relative to the scanned root; a trailing slash means a whole folder. */
+export interface PackageRule {
+  readonly packages: readonly string[];
+  readonly allowed: readonly string[];
+  /** Why the boundary is there; shown in failures and in docs/architecture.md. */
+  readonly why: string;
+}
+
+// The composition root (app.ts) builds the fastify server and the CLI starts and stops it, so both may
+// name its types; everything else that serves HTTP lives under http/.
+export const PACKAGE_RULES: readonly PackageRule[] = [
+  {
+    packages: ['undici'],
+    allowed: ['providers/http.ts', 'providers/dispatch.ts', 'providers/pools.ts'],
+    why: 'one transport: pools, deadlines and transport errors are decided in one place',
+  },
+  {
+    packages: ['fastify'],
+    allowed: ['http/', 'app.ts', 'cli/'],
+    why: 'serving HTTP is the outermost layer; the composition root builds the server, the CLI runs it',
+  },
+  {
+    packages: ['kysely', 'pg', 'better-sqlite3'],
+    allowed: ['store/'],
+    why: 'the store holds the only SQL',
+  },
+  { packages: ['ioredis'], allowed: ['cluster/redis/'], why: 'Redis sits behind the cluster ports' },
+];
+
+/**
+ * What code outside providers/ may import from it: the registry, the types and capability interfaces,
+ * the transport, the catalog. Vendor folders, providers/shared/ and the transport's internals are not.
+ */
+export const PROVIDERS_PUBLIC: readonly string[] = [
+  'registry.ts',
+  'types.ts',
+  'capabilities.ts',
+  'http.ts',
+  'attempt-failure.ts',
+  'verify.ts',
+  'catalog/',
+];
+
+const within = (path: string, entries: readonly string[]): boolean =>
+  entries.some((e) => (e.endsWith('/') ? path.startsWith(e) : path === e));
+
+/** A path relative to the scanned root, or undefined when it lies outside it. */
+function inRoot(graph: ImportGraph, path: string): string | undefined {
+  const prefix = graph.root === '' ? '' : `${graph.root}/`;
+  return path.startsWith(prefix) ? path.slice(prefix.length) : undefined;
+}
+
+export function checkPackages(graph: ImportGraph, rules: readonly PackageRule[] = PACKAGE_RULES): string[] {
+  const violations: string[] = [];
+  for (const imp of graph.packages) {
+    const rule = rules.find((r) => r.packages.includes(imp.pkg));
+    const at = inRoot(graph, imp.from);
+    if (rule === undefined || at === undefined || within(at, rule.allowed)) continue;
+    violations.push(
+      `package: ${imp.from}:${imp.line} imports '${imp.specifier}'; only ${rule.allowed.join(', ')} may (${rule.why})`,
+    );
+  }
+  return violations;
+}
+
+export function checkProviderInternals(
+  graph: ImportGraph,
+  publicEntries: readonly string[] = PROVIDERS_PUBLIC,
+): string[] {
+  const violations: string[] = [];
+  for (const e of graph.edges) {
+    const from = inRoot(graph, e.from);
+    const to = inRoot(graph, e.to);
+    if (from === undefined || to === undefined || from.startsWith('providers/') || !to.startsWith('providers/'))
+      continue;
+    if (within(to.slice('providers/'.length), publicEntries)) continue;
+    violations.push(
+      `providers internals: ${formatEdge(e)}; outside providers/ import only ${publicEntries.map((p) => `providers/${p}`).join(', ')}`,
+    );
+  }
+  return violations;
 }

@@ -1,18 +1,12 @@
 // Anthropic's Message Batches API, for batches the gateway passes through unchanged: create, get,
 // cancel, delete, and the results stream. Answers come back raw (status, headers, body not yet read)
 // so that the caller forwards an upstream error as the vendor sent it.
-import { Agent, type Dispatcher, request } from 'undici';
-import { transportError, UpstreamTransportError } from '../http.ts';
+import type { BatchCallOptions, InlineBatchesApi, UpstreamAnswer } from '../capabilities.ts';
+import { sendStreamed } from '../http.ts';
 import { baseUrlOr } from '../shared/base-url.ts';
-import type { Credential } from '../types.ts';
+import type { Credential, HttpMethod } from '../types.ts';
 import { ANTHROPIC_BASE, ANTHROPIC_VERSION } from './index.ts';
-
-export interface BatchAnswer {
-  status: number;
-  body: Dispatcher.ResponseData['body'];
-}
-
-const agent = new Agent({ connections: 16, keepAliveTimeout: 30_000, headersTimeout: 120_000, bodyTimeout: 600_000 });
+import { mapUsage } from './map-usage.ts';
 
 function headers(credential: Credential, version: string | undefined): Record<string, string> {
   return {
@@ -23,30 +17,24 @@ function headers(credential: Credential, version: string | undefined): Record<st
 }
 
 const root = (credential: Credential) => `${baseUrlOr(credential.baseUrl, ANTHROPIC_BASE)}/v1/messages/batches`;
+const one = (credential: Credential, id: string) => `${root(credential)}/${encodeURIComponent(id)}`;
 
-async function send(
+function send(
   url: string,
-  method: Dispatcher.HttpMethod,
+  method: HttpMethod,
   credential: Credential,
-  version: string | undefined,
+  opts: BatchCallOptions | undefined,
   body?: string,
-): Promise<BatchAnswer> {
-  try {
-    const res = await request(url, { dispatcher: agent, method, headers: headers(credential, version), body });
-    return { status: res.statusCode, body: res.body };
-  } catch (err) {
-    throw new UpstreamTransportError(transportError(err));
-  }
+): Promise<UpstreamAnswer> {
+  return sendStreamed({ lane: 'batches', method, url, headers: headers(credential, opts?.version), body });
 }
 
-export const anthropicBatches = {
-  create: (c: Credential, body: unknown, version?: string) => send(root(c), 'POST', c, version, JSON.stringify(body)),
-  get: (c: Credential, id: string, version?: string) => send(`${root(c)}/${encodeURIComponent(id)}`, 'GET', c, version),
-  cancel: (c: Credential, id: string, version?: string) =>
-    send(`${root(c)}/${encodeURIComponent(id)}/cancel`, 'POST', c, version),
-  delete: (c: Credential, id: string, version?: string) =>
-    send(`${root(c)}/${encodeURIComponent(id)}`, 'DELETE', c, version),
-  /** The JSONL results: the vendor's `results_url` when it gave one, else the documented path. */
-  results: (c: Credential, id: string, resultsUrl: string | null, version?: string) =>
-    send(resultsUrl ?? `${root(c)}/${encodeURIComponent(id)}/results`, 'GET', c, version),
+/** Anthropic's Message Batches, as the registry hands them out. */
+export const anthropicBatchesApi: InlineBatchesApi = {
+  create: (c, body, opts) => send(root(c), 'POST', c, opts, JSON.stringify(body)),
+  get: (c, id, opts) => send(one(c, id), 'GET', c, opts),
+  cancel: (c, id, opts) => send(`${one(c, id)}/cancel`, 'POST', c, opts),
+  delete: (c, id, opts) => send(one(c, id), 'DELETE', c, opts),
+  results: (c, id, resultsUrl, opts) => send(resultsUrl ?? `${one(c, id)}/results`, 'GET', c, opts),
+  usage: mapUsage,
 };

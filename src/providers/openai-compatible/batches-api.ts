@@ -1,18 +1,15 @@
 // The OpenAI wire's Batch API (openai and azure-openai), for batches the gateway passes through to
 // the vendor that holds their input file: create, get and cancel. Answers come back raw so that an
 // upstream error is forwarded as the vendor sent it.
-import { Agent, type Dispatcher, request } from 'undici';
-import { transportError, UpstreamTransportError } from '../http.ts';
-import type { Credential } from '../types.ts';
+import type { BatchesApi, UpstreamAnswer } from '../capabilities.ts';
+import { sendStreamed, transportError, UpstreamTransportError } from '../http.ts';
+import type { Credential, HttpMethod } from '../types.ts';
 import type { OpenAIVendor } from './embeddings.ts';
+import { mapUsage } from './map-usage.ts';
 import { AZURE_API_VERSION, authHeaders, baseUrl } from './vendors.ts';
 
-export interface BatchAnswer {
-  status: number;
-  body: Dispatcher.ResponseData['body'];
-}
-
-const agent = new Agent({ connections: 16, keepAliveTimeout: 30_000, headersTimeout: 120_000, bodyTimeout: 120_000 });
+/** The batches lane keeps long bodies for Anthropic's results stream; these answers are small objects. */
+const BODY_TIMEOUT_MS = 120_000;
 
 function url(vendor: OpenAIVendor, credential: Credential, path: string): string {
   const base = baseUrl(vendor, credential);
@@ -24,25 +21,33 @@ function url(vendor: OpenAIVendor, credential: Credential, path: string): string
 async function send(
   vendor: OpenAIVendor,
   credential: Credential,
-  method: Dispatcher.HttpMethod,
+  method: HttpMethod,
   path: string,
   body?: unknown,
-): Promise<BatchAnswer> {
+): Promise<UpstreamAnswer> {
+  let target: string;
   try {
-    const res = await request(url(vendor, credential, path), {
-      dispatcher: agent,
-      method,
-      headers: { ...authHeaders(vendor, credential), 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: res.statusCode, body: res.body };
+    target = url(vendor, credential, path);
   } catch (err) {
+    // An address that cannot be built (azure without its base URL) reads as an unreachable upstream.
     throw new UpstreamTransportError(transportError(err));
   }
+  return sendStreamed({
+    lane: 'batches',
+    method,
+    url: target,
+    headers: { ...authHeaders(vendor, credential), 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    bodyTimeout: BODY_TIMEOUT_MS,
+  });
 }
 
-export const openaiBatches = {
-  create: (v: OpenAIVendor, c: Credential, body: unknown) => send(v, c, 'POST', '', body),
-  get: (v: OpenAIVendor, c: Credential, id: string) => send(v, c, 'GET', `/${encodeURIComponent(id)}`),
-  cancel: (v: OpenAIVendor, c: Credential, id: string) => send(v, c, 'POST', `/${encodeURIComponent(id)}/cancel`),
-};
+/** The Batch API of one OpenAI-wire vendor, as the registry hands it out. */
+export function openaiBatchesApi(vendor: OpenAIVendor): BatchesApi {
+  return {
+    create: (c, body) => send(vendor, c, 'POST', '', body),
+    get: (c, id) => send(vendor, c, 'GET', `/${encodeURIComponent(id)}`),
+    cancel: (c, id) => send(vendor, c, 'POST', `/${encodeURIComponent(id)}/cancel`),
+    usage: mapUsage,
+  };
+}

@@ -5,17 +5,9 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { type FakeUpstream, startFakeUpstream } from '../../../tools/fake-upstream/server.ts';
+import type { FilesTarget } from '../capabilities.ts';
 import { UpstreamTransportError } from '../http.ts';
-import {
-  deleteFile,
-  type FilesTarget,
-  fileContent,
-  filesUrl,
-  getFile,
-  listFiles,
-  multipartFrame,
-  uploadFile,
-} from './files-api.ts';
+import { deleteFile, fileContent, filesUrl, getFile, listFiles, multipartFrame, uploadFile } from './files-api.ts';
 import { AZURE_API_VERSION } from './vendors.ts';
 
 let fake: FakeUpstream;
@@ -122,7 +114,10 @@ test("an upstream refusal comes back as it was, with the upstream's status and b
   });
   assert.equal(res.status, 400);
   assert.match(((await json(res)).error as { message: string }).message, /Must be \.jsonl/);
-  const bad = await getFile({ vendor: 'openai', credential: { apiKey: 'sk-bad-key', baseUrl: t.credential.baseUrl } }, 'f');
+  const bad = await getFile(
+    { vendor: 'openai', credential: { apiKey: 'sk-bad-key', baseUrl: t.credential.baseUrl } },
+    'f',
+  );
   assert.equal(bad.status, 401);
   await bad.body.dump();
 });

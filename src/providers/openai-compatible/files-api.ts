@@ -4,68 +4,26 @@
 // them on (the gateway forwards an upstream's refusal, e.g. an oversize file, verbatim) or to read
 // them. Only a call that got no answer at all throws (UpstreamTransportError, 502 or 504).
 //
-// These calls do I/O here, unlike the chat adapters: an upload's body is a list of already-received
-// chunks sent with an exact Content-Length, and content is a long byte stream, neither of which fits
-// the executor's single-buffer bodies. They get their own pool with long deadlines for the same reason.
-import { randomBytes } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
+// The calls go out on the transport's files lane (long deadlines): an upload's body is the list of
+// already-received chunks framed as multipart with an exact Content-Length, and content is a long
+// byte stream, neither of which fits the chat path's single-buffer bodies.
 import { Readable } from 'node:stream';
-import { Agent, type Dispatcher, request } from 'undici';
-import { transportError, UpstreamTransportError } from '../http.ts';
-import type { Credential } from '../types.ts';
+import type {
+  CallOptions,
+  FilesAnswer,
+  FilesApi,
+  FilesTarget,
+  FilesVendor,
+  ListQuery,
+  UploadRequest,
+} from '../capabilities.ts';
+import { sendStreamed } from '../http.ts';
+import { fileHead, fileTail, formField, newBoundary } from '../multipart.ts';
+import type { Credential, HttpMethod } from '../types.ts';
+import { decodeOpenAIError } from './decode-error.ts';
 import { AZURE_API_VERSION, authHeaders, baseUrl } from './vendors.ts';
 
-/** The vendors with an OpenAI-wire files API the gateway forwards to. */
-export type FilesVendor = 'openai' | 'azure-openai';
-
 export const FILES_VENDORS: readonly FilesVendor[] = ['openai', 'azure-openai'];
-
-export interface FilesTarget {
-  vendor: FilesVendor;
-  /** The stored credential's base URL with its key, or with the caller's BYOK key in its place. */
-  credential: Credential;
-}
-
-/** A response body not yet read: `text()` or `json()` it, iterate or pipe it, or `dump()` it. */
-export type UpstreamBody = Dispatcher.ResponseData['body'];
-
-export interface UpstreamAnswer {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: UpstreamBody;
-}
-
-export interface CallOptions {
-  signal?: AbortSignal;
-}
-
-export interface UploadRequest {
-  purpose: string;
-  filename: string;
-  /** The file part's own content type, as the caller sent it. */
-  contentType: string;
-  /** The file's bytes in the pieces they arrived in; sent as they are, never joined into one copy. */
-  chunks: readonly Uint8Array[];
-  /** Total length of `chunks`. */
-  bytes: number;
-  /** Other form fields to pass on (e.g. `expires_after[seconds]`), in order. */
-  fields?: ReadonlyArray<readonly [string, string]>;
-}
-
-export interface ListQuery {
-  purpose?: string;
-  limit?: number;
-  order?: 'asc' | 'desc';
-  after?: string;
-}
-
-const agent = new Agent({
-  connections: 64,
-  keepAliveTimeout: 30_000,
-  // Large uploads are answered only once the upstream has them whole; downloads may pause a while.
-  headersTimeout: 600_000,
-  bodyTimeout: 600_000,
-});
 
 /** `{base}/files[/...]` (Azure: `{base}/openai/files[/...]?api-version=`), with a query string. */
 export function filesUrl(target: FilesTarget, path = '', query: Record<string, string | undefined> = {}): string {
@@ -80,41 +38,26 @@ export function filesUrl(target: FilesTarget, path = '', query: Record<string, s
 
 async function send(
   url: string,
-  method: Dispatcher.HttpMethod,
+  method: HttpMethod,
   headers: Record<string, string>,
-  body: Dispatcher.DispatchOptions['body'],
+  body: Readable | null,
   opts: CallOptions,
-): Promise<UpstreamAnswer> {
-  try {
-    const res = await request(url, { dispatcher: agent, method, headers, body, signal: opts.signal });
-    return { status: res.statusCode, headers: res.headers, body: res.body };
-  } catch (err) {
-    throw new UpstreamTransportError(transportError(err, opts.signal));
-  }
-}
-
-/** What a header parameter may not contain unescaped (the WHATWG FormData encoding, as browsers send it). */
-export function quoted(value: string): string {
-  return value.replace(/\r/g, '%0D').replace(/\n/g, '%0A').replace(/"/g, '%22');
+): Promise<FilesAnswer> {
+  const res = await sendStreamed({ lane: 'files', method, url, headers, body, signal: opts.signal });
+  return { ...res, decodeError: (bodyText) => decodeOpenAIError(res.status, bodyText, res.headers) };
 }
 
 /** The multipart framing around the file's bytes: text fields and the file part's head, then the close. */
 export function multipartFrame(req: UploadRequest, boundary: string): { head: Buffer; tail: Buffer } {
-  const parts: string[] = [];
-  const field = (name: string, value: string) =>
-    parts.push(`--${boundary}\r\nContent-Disposition: form-data; name="${quoted(name)}"\r\n\r\n${value}\r\n`);
-  field('purpose', req.purpose);
-  for (const [name, value] of req.fields ?? []) field(name, value);
-  parts.push(
-    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${quoted(req.filename)}"\r\n` +
-      `Content-Type: ${req.contentType.replace(/[\r\n]/g, '')}\r\n\r\n`,
-  );
-  return { head: Buffer.from(parts.join(''), 'utf8'), tail: Buffer.from(`\r\n--${boundary}--\r\n`, 'utf8') };
+  const parts = [formField(boundary, 'purpose', req.purpose)];
+  for (const [name, value] of req.fields ?? []) parts.push(formField(boundary, name, value));
+  parts.push(fileHead(boundary, req.filename, req.contentType));
+  return { head: Buffer.from(parts.join(''), 'utf8'), tail: Buffer.from(fileTail(boundary), 'utf8') };
 }
 
 /** POST /files as multipart/form-data with an exact Content-Length (vendors refuse chunked uploads). */
-export function uploadFile(target: FilesTarget, req: UploadRequest, opts: CallOptions = {}): Promise<UpstreamAnswer> {
-  const boundary = `----switchyard${randomBytes(12).toString('hex')}`;
+export function uploadFile(target: FilesTarget, req: UploadRequest, opts: CallOptions = {}): Promise<FilesAnswer> {
+  const boundary = newBoundary();
   const { head, tail } = multipartFrame(req, boundary);
   async function* body(): AsyncGenerator<Uint8Array> {
     yield head;
@@ -130,25 +73,37 @@ export function uploadFile(target: FilesTarget, req: UploadRequest, opts: CallOp
 }
 
 /** GET /files with the caller's filters and cursor. */
-export function listFiles(target: FilesTarget, q: ListQuery = {}, opts: CallOptions = {}): Promise<UpstreamAnswer> {
+export function listFiles(target: FilesTarget, q: ListQuery = {}, opts: CallOptions = {}): Promise<FilesAnswer> {
   const query = { purpose: q.purpose, limit: q.limit?.toString(), order: q.order, after: q.after };
   return send(filesUrl(target, '', query), 'GET', authHeaders(target.vendor, target.credential), null, opts);
 }
 
 /** GET /files/{id}: the file object (a batch's output and error files are found this way too). */
-export function getFile(target: FilesTarget, fileId: string, opts: CallOptions = {}): Promise<UpstreamAnswer> {
+export function getFile(target: FilesTarget, fileId: string, opts: CallOptions = {}): Promise<FilesAnswer> {
   const url = filesUrl(target, `/${encodeURIComponent(fileId)}`);
   return send(url, 'GET', authHeaders(target.vendor, target.credential), null, opts);
 }
 
 /** DELETE /files/{id}. */
-export function deleteFile(target: FilesTarget, fileId: string, opts: CallOptions = {}): Promise<UpstreamAnswer> {
+export function deleteFile(target: FilesTarget, fileId: string, opts: CallOptions = {}): Promise<FilesAnswer> {
   const url = filesUrl(target, `/${encodeURIComponent(fileId)}`);
   return send(url, 'DELETE', authHeaders(target.vendor, target.credential), null, opts);
 }
 
 /** GET /files/{id}/content: the body is the file's bytes as a stream, read as the caller reads it. */
-export function fileContent(target: FilesTarget, fileId: string, opts: CallOptions = {}): Promise<UpstreamAnswer> {
+export function fileContent(target: FilesTarget, fileId: string, opts: CallOptions = {}): Promise<FilesAnswer> {
   const url = filesUrl(target, `/${encodeURIComponent(fileId)}/content`);
   return send(url, 'GET', authHeaders(target.vendor, target.credential), null, opts);
+}
+
+/** The files capability of one OpenAI-wire vendor, as the registry hands it out. */
+export function openaiFilesApi(vendor: FilesVendor): FilesApi {
+  const at = (credential: Credential): FilesTarget => ({ vendor, credential });
+  return {
+    upload: (c, req, opts) => uploadFile(at(c), req, opts),
+    list: (c, q, opts) => listFiles(at(c), q, opts),
+    get: (c, id, opts) => getFile(at(c), id, opts),
+    delete: (c, id, opts) => deleteFile(at(c), id, opts),
+    content: (c, id, opts) => fileContent(at(c), id, opts),
+  };
 }

@@ -2,42 +2,20 @@
 // Responses API, images and audio. The body goes out as the caller wrote it (with the upstream's
 // model name in place of the caller's) and the answer comes back unread, status, headers and bytes,
 // so JSON, SSE and audio streams all pass through without being buffered or re-encoded.
-import type { IncomingHttpHeaders } from 'node:http';
-import { Agent, type Dispatcher, request } from 'undici';
-import { transportError, UpstreamTransportError } from '../http.ts';
+import type { MediaApi, PassthroughRequest, ResponsesApi, UpstreamAnswer } from '../capabilities.ts';
+import { sendStreamed, transportError, UpstreamTransportError } from '../http.ts';
 import type { Credential } from '../types.ts';
 import type { OpenAIVendor } from './embeddings.ts';
+import { mapResponsesUsage } from './map-usage.ts';
 import { AZURE_API_VERSION, authHeaders, baseUrl } from './vendors.ts';
 
-export interface RawAnswer {
-  status: number;
-  headers: IncomingHttpHeaders;
-  /** Unread: `text()`, `json()`, iterate or pipe it, or `dump()` it. */
-  body: Dispatcher.ResponseData['body'];
-}
-
-export interface RawRequest {
+export interface RawRequest extends PassthroughRequest {
   vendor: OpenAIVendor;
   credential: Credential;
-  method: Dispatcher.HttpMethod;
-  /** Relative to the API root: `/responses`, `/images/generations`, `/audio/speech`... */
-  path: string;
   query?: Record<string, string | undefined>;
   /** Azure classic endpoints address the deployment (the model) in the path. */
   deployment?: string;
-  /** Sent as is; a content type goes in `headers`. */
-  body?: string | Buffer | Uint8Array | null;
-  headers?: Record<string, string>;
-  signal?: AbortSignal;
 }
-
-const agent = new Agent({
-  connections: 128,
-  keepAliveTimeout: 30_000,
-  // Image generation and long speech can take minutes before the first byte.
-  headersTimeout: 300_000,
-  bodyTimeout: 300_000,
-});
 
 /**
  * The upstream URL. Azure: the Responses API lives under `/openai/v1` (no api-version); images and
@@ -59,25 +37,48 @@ export function rawUrl(r: Pick<RawRequest, 'vendor' | 'credential' | 'path' | 'q
   return `${root}${r.path}${qs === '' ? '' : `?${qs}`}`;
 }
 
-/** The answer's content type (the first, if repeated), or `fallback` when it names none. */
-export function contentTypeOf(answer: Pick<RawAnswer, 'headers'>, fallback = 'application/json'): string {
-  const ct = answer.headers['content-type'];
-  return (Array.isArray(ct) ? ct[0] : ct) ?? fallback;
-}
-
 /** One upstream call; only a call that got no answer at all throws (UpstreamTransportError). */
-export async function sendRaw(r: RawRequest): Promise<RawAnswer> {
+export async function sendRaw(r: RawRequest): Promise<UpstreamAnswer> {
   const headers: Record<string, string> = { ...authHeaders(r.vendor, r.credential), ...r.headers };
+  let url: string;
   try {
-    const res = await request(rawUrl(r), {
-      dispatcher: agent,
-      method: r.method,
-      headers,
-      body: r.body ?? null,
-      signal: r.signal,
-    });
-    return { status: res.statusCode, headers: res.headers, body: res.body };
+    url = rawUrl(r);
   } catch (err) {
+    // An address that cannot be built (an azure credential without its base URL) has always been
+    // reported as an unreachable upstream on these endpoints, not as a gateway fault.
     throw new UpstreamTransportError(transportError(err, r.signal));
   }
+  return sendStreamed({
+    lane: 'passthrough',
+    method: r.method,
+    url,
+    headers,
+    body: r.body ?? null,
+    signal: r.signal,
+  });
+}
+
+/** The Responses API of one OpenAI-wire vendor, as the registry hands it out. */
+export function openaiResponsesApi(vendor: OpenAIVendor): ResponsesApi {
+  return {
+    send: (credential, req) => sendRaw({ ...req, vendor, credential }),
+    usage: mapResponsesUsage,
+  };
+}
+
+/** Images and audio of one OpenAI-wire vendor; Azure addresses them by deployment, its model name. */
+export function openaiMediaApi(vendor: OpenAIVendor): MediaApi {
+  return {
+    send: (credential, model, operation, body, contentType, signal) =>
+      sendRaw({
+        vendor,
+        credential,
+        method: 'POST',
+        path: operation,
+        deployment: vendor === 'azure-openai' ? model : undefined,
+        body,
+        headers: { 'content-type': contentType },
+        signal,
+      }),
+  };
 }

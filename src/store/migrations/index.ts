@@ -14,6 +14,7 @@ import * as m100 from './100_files.ts';
 import * as m110 from './110_batches.ts';
 import * as m120 from './120_responses.ts';
 import * as m130 from './130_rollup_request_type.ts';
+import * as m140 from './140_dim_bounds_per_project.ts';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -30,6 +31,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '110_batches': m110,
   '120_responses': m120,
   '130_rollup_request_type': m130,
+  '140_dim_bounds_per_project': m140,
 };
 
 /**

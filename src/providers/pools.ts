@@ -1,0 +1,38 @@
+// The one place an undici Agent is made. A lane is one Agent, that is one keep-alive pool per origin,
+// shared by every vendor that sends that kind of call. Lanes stay apart because their deadlines and
+// connection caps differ on purpose: a minutes-long upload or a batch results download must neither
+// hold a chat call's socket nor inherit a chat call's deadlines. The options are the ones each call
+// kind had before the transport was shared (issue 31), so pooling behaviour is unchanged.
+import { Agent } from 'undici';
+
+export type Lane = 'chat' | 'passthrough' | 'files' | 'batches';
+
+/** Per lane: connections per origin, keep-alive, and the default deadlines a call may override. */
+export const LANE_OPTIONS: Readonly<Record<Lane, Readonly<Agent.Options>>> = {
+  chat: {
+    connections: 256,
+    keepAliveTimeout: 30_000,
+    keepAliveMaxTimeout: 600_000,
+    // Upstream answers can take minutes (long generations); per-call deadlines come from the caller.
+    headersTimeout: 600_000,
+    bodyTimeout: 600_000,
+  },
+  // The Responses API, images and audio: image generation and long speech can take minutes.
+  passthrough: { connections: 128, keepAliveTimeout: 30_000, headersTimeout: 300_000, bodyTimeout: 300_000 },
+  // Large uploads are answered only once the upstream has them whole; downloads may pause a while.
+  files: { connections: 64, keepAliveTimeout: 30_000, headersTimeout: 600_000, bodyTimeout: 600_000 },
+  // Few and rare; the long body deadline is for a results stream, shorter ones are set per call.
+  batches: { connections: 16, keepAliveTimeout: 30_000, headersTimeout: 120_000, bodyTimeout: 600_000 },
+};
+
+const agents = new Map<Lane, Agent>();
+
+/** The lane's Agent, made on first use and kept for the life of the process. */
+export function laneAgent(lane: Lane): Agent {
+  let agent = agents.get(lane);
+  if (agent === undefined) {
+    agent = new Agent({ ...LANE_OPTIONS[lane] });
+    agents.set(lane, agent);
+  }
+  return agent;
+}
