@@ -51,10 +51,12 @@ async function until(done: () => boolean, ms: number): Promise<void> {
 
 // The real verifier lives with the provider adapters; loading it lazily keeps the management
 // plane usable (and its tests fast) without pulling every adapter in at start.
-const defaultVerifier: KeyVerifier = async (vendor, credential) => {
-  const mod = await import('./providers/verify.ts');
-  return mod.verifyProviderKey(vendor, credential);
-};
+function defaultVerifier(denyPrivate: boolean): KeyVerifier {
+  return async (vendor, credential) => {
+    const mod = await import('./providers/verify.ts');
+    return mod.verifyProviderKey(vendor, credential, { denyPrivate });
+  };
+}
 
 /** How a stored routing config becomes what the planner runs (the live mirror does not know routing). */
 const compileConfig: ConfigCompiler<CompiledStrategy, StrategyName> = (strategy, config) => {
@@ -244,7 +246,7 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       projects,
       logs,
       retention,
-      keyVerifier: opts.keyVerifier ?? defaultVerifier,
+      keyVerifier: opts.keyVerifier ?? defaultVerifier(config.webhookDenyPrivate),
       routing: { configs, health },
       bootstrap: boot,
       hooks: new PipelineHooks(),
