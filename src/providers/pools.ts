@@ -3,7 +3,10 @@
 // connection caps differ on purpose: a minutes-long upload or a batch results download must neither
 // hold a chat call's socket nor inherit a chat call's deadlines. The options are the ones each call
 // kind had before the transport was shared (issue 31), so pooling behaviour is unchanged.
+
+import type { LookupFunction } from 'node:net';
 import { Agent } from 'undici';
+import { createSafeLookup } from '../util/address-policy.ts';
 
 export type Lane = 'chat' | 'passthrough' | 'files' | 'batches';
 
@@ -27,11 +30,25 @@ export const LANE_OPTIONS: Readonly<Record<Lane, Readonly<Agent.Options>>> = {
 
 const agents = new Map<Lane, Agent>();
 
+/**
+ * Every upstream connection resolves its host through the address policy's always-refused part
+ * (link-local and cloud metadata addresses). A base_url is checked when it is written, but its name
+ * may resolve elsewhere later (DNS rebinding); only new connections pay for the check. Private and
+ * loopback addresses are refused, when SWITCHYARD_DENY_PRIVATE_ADDRESSES asks for it, where a
+ * base_url is written and where its key is checked: the pools are per process and shared by every
+ * gateway in it, so they hold no per-gateway setting.
+ */
+export function upstreamLookup(resolve?: LookupFunction): LookupFunction {
+  return createSafeLookup({ denyPrivate: false, lookup: resolve });
+}
+
+const lookup = upstreamLookup();
+
 /** The lane's Agent, made on first use and kept for the life of the process. */
 export function laneAgent(lane: Lane): Agent {
   let agent = agents.get(lane);
   if (agent === undefined) {
-    agent = new Agent({ ...LANE_OPTIONS[lane] });
+    agent = new Agent({ ...LANE_OPTIONS[lane], connect: { lookup } });
     agents.set(lane, agent);
   }
   return agent;
