@@ -24,14 +24,11 @@ import { rootAlias, rootDocument } from './http/root-alias.ts';
 import { onClientError, onFrameworkError } from './http/transport-errors.ts';
 import { uiRoutes } from './http/ui-routes.ts';
 import { requestLogHook } from './logs/request-log-hook.ts';
-import { liveStateOf } from './manage/live-state.ts';
 import { OPERATIONS } from './manage/operations.ts';
 import { PROXY_PATHS } from './manage/proxy-paths.ts';
 import { registerValidators } from './manage/validation.ts';
 import { Media } from './media/service.ts';
 import { GatewayMetrics, metricsHook } from './metrics/gateway-metrics.ts';
-import { Metrics } from './metrics/registry.ts';
-import { type PipelineDeps, pipelineDeadlines } from './pipeline/deps.ts';
 import { healthHook } from './pipeline/health-hook.ts';
 import { POLL_JOB, Responses } from './responses/service.ts';
 import { createServices, type KeyVerifier } from './services.ts';
@@ -119,37 +116,25 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   registerOperationRoutes(app, OPERATIONS);
   registerLogExport(app);
   registerMcpRoutes(app, OPERATIONS);
-  // On the services so that management calls that run the pipeline (log replay) share the hooks.
-  const hooks = svc.hooks
-    .onBeforeRoute(svc.limits.admit)
-    .onBeforeAttempt(svc.cache.lookup)
-    .onAfterResponse(healthHook(svc.routing.health, svc.shareHealth))
-    .onAfterResponse(
-      requestLogHook(
+  const inFlight = new InFlight();
+  app.decorate('inFlight', inFlight);
+  const metrics = svc.metrics;
+  const live = { inFlight: () => inFlight.size, logQueueDepth: () => svc.logs.pending };
+  // The pipeline's features, in the one order they run in (the contract is in pipeline/hooks.ts):
+  // before-hooks top to bottom, afterResponse hooks bottom to top. On the services, so management
+  // calls that run the pipeline (log replay) share them.
+  svc.hooks
+    .use({ afterResponse: metricsHook(new GatewayMetrics(metrics, live)) })
+    .use({
+      afterResponse: requestLogHook(
         svc.logs,
         (projectId) => (projectId ? (svc.projects.cached(projectId)?.settings.log_bodies ?? true) : true),
         config.logBodyMaxBytes,
       ),
-    );
-  const inFlight = new InFlight();
-  app.decorate('inFlight', inFlight);
-  // One registry per gateway; later features register their own metrics on `metrics`.
-  const metrics = new Metrics();
-  const live = { inFlight: () => inFlight.size, logQueueDepth: () => svc.logs.pending };
-  hooks.onAfterResponse(metricsHook(new GatewayMetrics(metrics, live)));
-  const refusals = metrics.tally<'kind'>({
-    name: 'switchyard_limit_refusals_total',
-    help: 'Calls refused by a rate limit (rpm, tpm, concurrency) or a budget',
-    labelNames: ['kind'],
-  });
-  const refusalSeries = {
-    rpm: refusals.series({ kind: 'rpm' }),
-    tpm: refusals.series({ kind: 'tpm' }),
-    concurrency: refusals.series({ kind: 'concurrency' }),
-    budget: refusals.series({ kind: 'budget' }),
-    unavailable: refusals.series({ kind: 'unavailable' }),
-  };
-  svc.limits.onRefusal = (kind) => refusalSeries[kind].inc();
+    })
+    .use({ afterResponse: healthHook(svc.routing.health, svc.shareHealth) })
+    .use(svc.limits.feature)
+    .use(svc.cache.feature);
   metrics.gauge<'budget_id'>({
     name: 'switchyard_budget_spend_usd',
     help: "Spend in each budget's current period, all members together",
@@ -179,14 +164,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
     });
   }
   registerMetricsRoute(app, metrics, { public: config.metricsPublic, principals: svc.principals });
-  const pipeline: PipelineDeps = {
-    live: liveStateOf(svc),
-    deadlines: pipelineDeadlines(config.upstreamTimeoutMs, config.streamIdleTimeoutMs),
-    hooks,
-    onHookError: (err) => svc.logger.error({ err }, 'an afterResponse hook failed'),
-  };
-  // Remote embedders run their embeddings as sub-calls through the same pipeline.
-  svc.cache.pipeline = pipeline;
+  const pipeline = svc.pipeline;
   await app.register(proxyRoutes(pipeline, inFlight));
   await app.register(filesRoutes(pipeline, inFlight));
   await app.register(batchRoutes(pipeline, createBatches(svc, pipeline)));

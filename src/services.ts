@@ -18,7 +18,10 @@ import { JournaledSink } from './logs/journal.ts';
 import { LogRetention } from './logs/retention.ts';
 import { WorkerLogWriter } from './logs/worker-writer.ts';
 import { LogWriter, type RequestLogSink } from './logs/writer.ts';
+import { liveStateOf } from './manage/live-state.ts';
 import type { ClusterStatus, KeyVerifier, Services } from './manage/services.ts';
+import { Metrics } from './metrics/registry.ts';
+import { type PipelineDeps, pipelineDeadlines } from './pipeline/deps.ts';
 import { applyHealthSample } from './pipeline/health-hook.ts';
 import { PipelineHooks } from './pipeline/hooks.ts';
 import type { HealthSample } from './pipeline/types.ts';
@@ -148,6 +151,20 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
     });
     // Spend is seeded into Redis below: wait (briefly) for it, or the seeds land only in this instance.
     if (redis) await until(() => cluster.counters === 'redis', REDIS_START_WAIT_MS);
+    // One registry per gateway, made here so that features built here count into it from the start.
+    const metrics = new Metrics();
+    const refusals = metrics.tally<'kind'>({
+      name: 'switchyard_limit_refusals_total',
+      help: 'Calls refused by a rate limit (rpm, tpm, concurrency) or a budget',
+      labelNames: ['kind'],
+    });
+    const refusalSeries = {
+      rpm: refusals.series({ kind: 'rpm' }),
+      tpm: refusals.series({ kind: 'tpm' }),
+      concurrency: refusals.series({ kind: 'concurrency' }),
+      budget: refusals.series({ kind: 'budget' }),
+      unavailable: refusals.series({ kind: 'unavailable' }),
+    };
     const limits = new Limits({
       counters,
       budgets,
@@ -156,12 +173,22 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       budgetStore: stores.budgets,
       spendSince: (q) => stores.logs.spendSince(q),
       logger,
+      onRefusal: (kind) => refusalSeries[kind].inc(),
     });
     // Spend survives restarts: rebuilt from the request log, journal replay included.
     await logs.flush();
     // With Redis the shared counters may already hold more than the log shows (other instances'
     // rows not written yet): the log only raises them; without Redis it is the whole truth.
     await limits.rebuildAll(await stores.budgets.listAllLive(), { raiseOnly: redis });
+    const health = new HealthTracker();
+    // Built before the features that run sub-calls through it; they are registered on `hooks` by buildApp.
+    const hooks = new PipelineHooks();
+    const pipeline: PipelineDeps = {
+      live: liveStateOf({ credentials, projects, routing: { configs, health } }),
+      deadlines: pipelineDeadlines(config.upstreamTimeoutMs, config.streamIdleTimeoutMs),
+      hooks,
+      onHookError: (err) => logger.error({ err }, 'an afterResponse hook failed'),
+    };
     const cache = new SemanticCache({
       store: stores.cacheEntries,
       projectSettings: (id) => {
@@ -170,6 +197,7 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       },
       logger,
       changes,
+      pipeline,
     });
     await cache.start();
     const retention = new LogRetention(
@@ -190,7 +218,6 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       concurrency: 16,
       reclaimLocalDeadHolders: handle.dialect === 'sqlite',
     });
-    const health = new HealthTracker();
     const healthFeed = createFeed<HealthSample>(config, 'health', { keyPrefix: config.redisPrefix });
     healthFeed?.onItems((items) => {
       for (const sample of items) applyHealthSample(health, sample);
@@ -249,7 +276,9 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       keyVerifier: opts.keyVerifier ?? defaultVerifier(config.webhookDenyPrivate),
       routing: { configs, health },
       bootstrap: boot,
-      hooks: new PipelineHooks(),
+      hooks,
+      pipeline,
+      metrics,
       jobs,
       batchJobs,
       webhooks,

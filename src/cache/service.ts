@@ -1,12 +1,14 @@
 // The semantic cache feature (SPEC "Semantic cache behavior", DESIGN §7): a beforeAttempt hook that
-// answers from memory (exact tier, then the nearest prompt embedding of the same partition), and on
-// a miss it would store, an onEnd step that keeps the complete answer. Entries are written to the
-// store behind the answer, never awaited by a call, and loaded back at start.
+// answers from memory (exact tier, then the nearest prompt embedding of the same partition), and
+// end-of-call work that notes the call's cache columns on its record and, on a miss it would store,
+// keeps the complete answer. Entries are written to the store behind the answer, never awaited by a
+// call, and loaded back at start.
 import type { Logger } from 'pino';
 import type { ChatResponse } from '../ir/types.ts';
 import type { PipelineDeps } from '../pipeline/deps.ts';
-import { addOnEnd, type BeforeAttemptHook, type HookAnswer } from '../pipeline/hooks.ts';
-import { endUserOf } from '../pipeline/record.ts';
+import type { BeforeAttemptHook, HookAnswer, PipelineFeature } from '../pipeline/hooks.ts';
+import { addReplyHeader, atCallEnd, callSlot, setSlot, slotOf } from '../pipeline/lifecycle.ts';
+import { endUserOf, noteFeature } from '../pipeline/record.ts';
 import type { CallRecord, ProxyCall } from '../pipeline/types.ts';
 import type { ChangeBus } from '../ports/change-bus.ts';
 import type { CacheEntry, CacheEntryStore } from '../store/cache-entries.ts';
@@ -26,6 +28,11 @@ export interface CacheDeps {
   logger: Logger;
   /** Defaults to the local embedder plus sub-calls through `pipeline`. */
   embedders?: CacheEmbedders;
+  /**
+   * The pipeline remote embedders run their sub-calls through; its hooks are the gateway's, this
+   * cache's among them, registered after construction like every feature's.
+   */
+  pipeline?: PipelineDeps;
   now?: () => number;
   /**
    * Where new entries and purges are announced to the other instances (topic `cache_entry`), and
@@ -40,6 +47,21 @@ const STORABLE = new Set(['end_turn', 'stop_sequence', 'tool_use']);
 const SHADOW_FLOOR = 0.8;
 const SWEEP_MS = 60_000;
 const LOAD_PAGE = 1000;
+
+/** What the lookup found for one call, read back when the call ends. */
+interface CacheNote {
+  hit: boolean;
+  /** Hits: similarity of the entry served (1 on the exact tier). Shadow mode: of the would-be hit. */
+  similarity: number | null;
+  /** Hits: what the upstream call that produced the entry cost. */
+  savedCostUsd: number;
+  /** Shadow mode: the cached answer the fresh one is compared with. */
+  shadowOf: ChatResponse | undefined;
+  /** Set when the call's answer is to be kept. */
+  write: Lookup | undefined;
+}
+
+const NOTE = callSlot<CacheNote>('cache');
 
 /** The `response` column: the answer in IR form and what serving it again needs. */
 interface StoredAnswer {
@@ -58,8 +80,6 @@ export class SemanticCache {
   readonly #embedders: CacheEmbedders;
   #timer: NodeJS.Timeout | undefined;
   readonly #writes: StoreWrites;
-  /** The pipeline remote embedders run their sub-calls through; set once the app has built it. */
-  pipeline: PipelineDeps | undefined;
   readonly #replication: CacheReplication;
 
   constructor(deps: CacheDeps) {
@@ -75,8 +95,8 @@ export class SemanticCache {
       deps.embedders ??
       cacheEmbedders(
         () => {
-          if (this.pipeline === undefined) throw new Error('semantic cache: no pipeline to embed through');
-          return this.pipeline;
+          if (deps.pipeline === undefined) throw new Error('semantic cache: no pipeline to embed through');
+          return deps.pipeline;
         },
         (err) => deps.logger.warn({ err }, 'semantic cache: an embedding sub-call failed'),
       );
@@ -134,6 +154,8 @@ export class SemanticCache {
   readonly lookup: BeforeAttemptHook = (call) => {
     const chat = call.chat;
     const projectId = call.principal.projectId;
+    // Every chat answer says whether it came from the cache, enabled or not.
+    addReplyHeader(call, 'x-svc-cache', 'MISS');
     if (chat === undefined || projectId === null) return undefined;
     const settings = this.settingsOf(projectId);
     if (settings === null) return undefined;
@@ -172,56 +194,62 @@ export class SemanticCache {
     const { call } = base;
     if (base.settings.mode === 'shadow') {
       // Answered upstream as usual; the end of the call says whether the cached answer would have done.
-      call.cacheNote = { similarity, savedCostUsd: 0 };
-      this.#expectWrite(base, e.answer);
+      this.#note(call, { hit: false, similarity, savedCostUsd: 0, shadowOf: e.answer, write: base });
       return undefined;
     }
     const chat = call.chat;
     if (chat === undefined) return undefined;
     const ageSeconds = Math.max(0, Math.floor((base.now - e.createdAt) / 1000));
-    call.cacheNote = { similarity, savedCostUsd: e.costUsd };
-    call.replyHeaders = {
-      ...call.replyHeaders,
-      'x-svc-cache-similarity': tier === 'exact' ? '1.0' : similarity.toFixed(4),
-      'x-svc-cache-age': String(ageSeconds),
-    };
+    this.#note(call, { hit: true, similarity, savedCostUsd: e.costUsd, shadowOf: undefined, write: undefined });
+    addReplyHeader(call, 'x-svc-cache', 'HIT');
+    addReplyHeader(call, 'x-svc-cache-similarity', tier === 'exact' ? '1.0' : similarity.toFixed(4));
+    addReplyHeader(call, 'x-svc-cache-age', String(ageSeconds));
     call.hookTrace = { ...call.hookTrace, cache: { hit: tier, similarity } };
     this.#memory.touch(e);
     if (e.storeId !== undefined) this.#touched.add(e.storeId);
-    return { outcome: hitOutcome(chat, e.answer), modelUsed: e.answer.model, provider: e.provider };
+    return { outcome: hitOutcome(chat, e.answer), modelUsed: e.answer.model, provider: e.provider, policy: 'cache' };
   }
 
   #miss(base: Lookup): undefined {
-    base.call.cacheNote = { similarity: null, savedCostUsd: 0 };
-    this.#expectWrite(base, undefined);
+    this.#note(base.call, { hit: false, similarity: null, savedCostUsd: 0, shadowOf: undefined, write: base });
     this.#memory.useUpstreamWait();
     return undefined;
   }
 
-  /** Asks the pipeline for the answer in IR form and stores it when the call ends well. */
-  #expectWrite(base: Lookup, shadowOf: ChatResponse | undefined): void {
-    const chat = base.call.chat;
-    if (chat === undefined) return;
-    chat.collectAnswer = true;
-    addOnEnd(base.call, (record) => {
-      if (record === undefined) return;
-      if (shadowOf !== undefined && record.answer !== null)
-        record.cacheShadowMatch = sameAnswer(record.answer, shadowOf);
-      // The end steps run just before the answer is written; the entry is made right after, off the
-      // caller's wait. setImmediate still runs before the loop next polls for input, so a request the
-      // caller sends once it has this answer always finds the entry.
-      this.#writes.track(
-        new Promise<void>((resolve) =>
-          setImmediate(() => {
-            try {
-              this.#write(base, record);
-            } finally {
-              resolve();
-            }
-          }),
-        ),
-      );
+  /** Keeps what the lookup found for the end of the call; a call whose answer is to be kept asks for it in IR form. */
+  #note(call: ProxyCall, note: CacheNote): void {
+    setSlot(call, NOTE, note);
+    if (note.write !== undefined && call.chat !== undefined) call.chat.collectAnswer = true;
+    atCallEnd(call, (record) => {
+      if (record !== undefined) this.#ended(call, record);
     });
+  }
+
+  #ended(call: ProxyCall, record: CallRecord): void {
+    const note = slotOf(call, NOTE);
+    if (note === undefined) return;
+    const { shadowOf, write } = note;
+    noteFeature(record, 'cache', {
+      cache: note.hit ? 'hit' : 'miss',
+      cacheSimilarity: note.similarity,
+      savedCostUsd: note.savedCostUsd,
+      cacheShadowMatch: shadowOf !== undefined && record.answer !== null ? sameAnswer(record.answer, shadowOf) : null,
+    });
+    if (write === undefined || call.chat === undefined) return;
+    // The end steps run just before the answer is written; the entry is made right after, off the
+    // caller's wait. setImmediate still runs before the loop next polls for input, so a request the
+    // caller sends once it has this answer always finds the entry.
+    this.#writes.track(
+      new Promise<void>((resolve) =>
+        setImmediate(() => {
+          try {
+            this.#write(write, record);
+          } finally {
+            resolve();
+          }
+        }),
+      ),
+    );
   }
 
   #write(base: Lookup, record: CallRecord): void {
@@ -304,6 +332,9 @@ export class SemanticCache {
     const limit = this.settingsOf(row.projectId)?.max_entries ?? Number.MAX_SAFE_INTEGER;
     for (const e of this.#memory.add(entry, limit)) this.#forget(e);
   }
+
+  /** The cache's place in the pipeline (registered in app.ts with the other features). */
+  readonly feature: PipelineFeature = { beforeAttempt: this.lookup };
 
   /** Entries held in memory for the project (this instance). */
   entries(projectId: string): number {

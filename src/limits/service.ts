@@ -7,6 +7,8 @@ import type { Logger } from 'pino';
 import type { BudgetMirror } from '../live/budgets.ts';
 import type { Principal } from '../live/principals.ts';
 import type { ProjectMirror } from '../live/projects.ts';
+import type { PipelineFeature } from '../pipeline/hooks.ts';
+import { atCallEnd } from '../pipeline/lifecycle.ts';
 import type { CallRecord } from '../pipeline/record.ts';
 import { endUserOf, tagsOf } from '../pipeline/record.ts';
 import type { ProxyCall } from '../pipeline/types.ts';
@@ -49,6 +51,8 @@ export interface LimitsDeps {
   budgetStore: Pick<BudgetStore, 'markAlert'>;
   spendSince(q: SpendQuery): Promise<Array<{ member: string | null; model: string | null; costUsd: number }>>;
   logger: Logger;
+  /** Told of every refusal (the composition root counts them for /metrics). */
+  onRefusal?: (kind: RefusalKind) => void;
 }
 
 const round6 = (usd: number) => Math.round(usd * 1e6) / 1e6;
@@ -67,11 +71,13 @@ interface Plan {
 export class Limits implements BudgetStatusSource {
   readonly #d: LimitsDeps;
   readonly #plans = new WeakMap<Principal, Plan>();
-  /** Told of every refusal (the composition root counts them for /metrics). */
-  onRefusal: ((kind: RefusalKind) => void) | undefined;
-
   constructor(deps: LimitsDeps) {
     this.#d = deps;
+  }
+
+  /** The limits' place in the pipeline (registered in app.ts with the other features). */
+  get feature(): PipelineFeature {
+    return { beforeRoute: this.admit };
   }
 
   /** The beforeRoute hook: synchronous (no promise) when nothing applies to the call. */
@@ -170,7 +176,7 @@ export class Limits implements BudgetStatusSource {
       throw this.#refused(res.refusal, call.principal);
     }
     call.replyHeaders = rateHeaders(res);
-    call.onEnd = (record) => this.#settle(req, record);
+    atCallEnd(call, (record) => this.#settle(req, record));
   }
 
   /**
@@ -208,7 +214,7 @@ export class Limits implements BudgetStatusSource {
 
   /** Counts a refusal and gives the error that answers it. */
   #refused(r: Refusal, caller: Principal): Error {
-    this.onRefusal?.(r.kind);
+    this.#d.onRefusal?.(r.kind);
     return refusalError(r, {
       name: (budgetId) => {
         const b = this.#d.budgets.get(budgetId);

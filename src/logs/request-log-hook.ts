@@ -14,7 +14,7 @@ function bodyText(v: unknown, maxBytes: number): string | null {
 }
 
 export function toStoreRow(r: CallRecord, keepBodies: boolean, maxBodyBytes = 64 * 1024): RequestLogRow {
-  return {
+  const row: RequestLogRow = {
     id: r.id,
     requestType: r.requestType,
     orgId: r.orgId,
@@ -41,12 +41,16 @@ export function toStoreRow(r: CallRecord, keepBodies: boolean, maxBodyBytes = 64
     requestBody: keepBodies ? bodyText(r.requestBody, maxBodyBytes) : null,
     responseBody: keepBodies ? bodyText(r.responseBody, maxBodyBytes) : null,
     createdAt: new Date(r.createdAt).toISOString(),
-    cache: r.cache,
     replayOf: r.replayOf,
-    savedCostUsd: r.savedCostUsd,
-    cacheSimilarity: r.cacheSimilarity,
-    cacheShadowMatch: r.cacheShadowMatch,
+    // A feature's columns when it noted nothing (not consulted); its note below fills them in.
+    cache: null,
+    savedCostUsd: 0,
+    cacheSimilarity: null,
+    cacheShadowMatch: null,
   };
+  // Each note's fields are columns of the row, named as the row names them.
+  for (const feature in r.features) Object.assign(row, r.features[feature]);
+  return row;
 }
 
 /** `keepBodies(projectId)`: the project's `settings.log_bodies`. */

@@ -2,7 +2,7 @@
 import type { LiveState } from '../pipeline/types.ts';
 import type { Services } from './services.ts';
 
-export function liveStateOf(svc: Services): LiveState {
+export function liveStateOf(svc: Pick<Services, 'credentials' | 'projects' | 'routing'>): LiveState {
   return {
     credentialById: (orgId, id) => svc.credentials.get(orgId, id),
     credentialsFor: (orgId, vendor) => svc.credentials.forVendor(orgId, vendor),

@@ -12,6 +12,8 @@ import type { ProjectMirror } from '../live/projects.ts';
 import type { RoutingConfigMirror } from '../live/routing-configs.ts';
 import type { LogRetention } from '../logs/retention.ts';
 import type { RequestLogSink } from '../logs/writer.ts';
+import type { Metrics } from '../metrics/registry.ts';
+import type { PipelineDeps } from '../pipeline/deps.ts';
 import type { PipelineHooks } from '../pipeline/hooks.ts';
 import type { HealthSample } from '../pipeline/types.ts';
 import type { ChangeBus } from '../ports/change-bus.ts';
@@ -79,6 +81,10 @@ export interface Services {
   bootstrap: BootstrapResult;
   /** The pipeline's hooks (registered by buildApp), also used by management calls that run it. */
   hooks: PipelineHooks;
+  /** The pipeline every flow runs on (its hooks are `hooks`). */
+  pipeline: PipelineDeps;
+  /** The /metrics registry; later features register their own metrics on it. */
+  metrics: Metrics;
   /** Durable jobs: `register(kind, handler)` (starts the runner), `enqueue({kind, payload})`. */
   jobs: JobRunner;
   /** Batch jobs have their own runner: long shard runs must not hold up webhook deliveries. */

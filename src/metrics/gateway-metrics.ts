@@ -149,8 +149,9 @@ export class GatewayMetrics {
     addPositive(this.#cacheRead, r.usage.cacheRead);
     addPositive(this.#cacheWrite, r.usage.cacheWrite);
     addPositive(this.#cost, r.costUsd);
-    if (r.cache === 'hit') this.#cacheHits.inc();
-    else if (r.cache === 'miss') this.#cacheMisses.inc();
+    const cache = r.features.cache?.cache;
+    if (cache === 'hit') this.#cacheHits.inc();
+    else if (cache === 'miss') this.#cacheMisses.inc();
     forEachUpstreamFailure(r, this.#countFailure);
   }
 

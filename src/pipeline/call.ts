@@ -20,7 +20,7 @@ export interface ChatCall {
   upstreamHeaders?: Record<string, string>;
   /** Upstream deadlines of this call (the transport's defaults when unset). */
   deadlines?: Deadlines;
-  /** Set by a hook (the cache, on a miss it would store) that needs the answer in IR form, streams included. */
+  /** Set by a beforeAttempt hook that needs the answer in IR form (to keep it), streams included. */
   collectAnswer?: boolean;
 }
 

@@ -2,88 +2,17 @@
 // beforeAttempt hooks (may answer) -> execute attempts -> encode in the caller's family with X-Svc-*
 // headers -> afterResponse hooks once the answer is out.
 import { abortedByShutdown, fromUpstream, GatewayError } from '../errors/gateway-error.ts';
-import { readSvcHeaders } from '../families/shared/svc-headers.ts';
 import type { Usage } from '../ir/types.ts';
 import { computeCost, formatCostHeader } from '../providers/catalog/cost.ts';
 import { requestFacts } from '../routing/planner.ts';
 import type { ChatCall } from './call.ts';
 import type { PipelineDeps } from './deps.ts';
 import { executeChat, type Served } from './executor.ts';
-import { type HookAnswer, runAfterResponse, runBeforeAttempt, runBeforeRoute } from './hooks.ts';
-import { type CallRecord, callRecord, type RecordParts, recordParts } from './record.ts';
+import { type HookAnswer, runBeforeAttempt, runBeforeRoute } from './hooks.ts';
+import { endCall, errorReply, finish, newCall, withCallHeaders } from './lifecycle.ts';
+import { callRecord, recordParts } from './record.ts';
 import { dryRunOf, routeCall } from './route.ts';
-import type { CallKind, PipelineReply, ProxyCall, ProxyInput, RoutePlan } from './types.ts';
-
-export function newCall(input: ProxyInput, kind: CallKind): ProxyCall {
-  const m = (input.body as { model?: unknown } | null)?.model;
-  // Every field written here, in one literal, so each call object has the same shape from the start.
-  return {
-    codec: input.codec,
-    principal: input.principal,
-    requestId: input.requestId,
-    body: input.body,
-    rawBody: input.rawBody,
-    headers: input.headers,
-    signal: input.signal,
-    dryRun: input.dryRun,
-    replayOf: input.replayOf,
-    batchItem: input.batchItem,
-    kind,
-    hdr: readSvcHeaders(input.headers),
-    started: performance.now(),
-    createdAt: Date.now(),
-    modelRequested: typeof m === 'string' ? m : '',
-    chat: undefined,
-    svc: undefined,
-    onEnd: undefined,
-    replyHeaders: undefined,
-    hookTrace: undefined,
-    cacheNote: undefined,
-  };
-}
-
-/** Gives back what hooks took for the call (once), e.g. when it ends without a record. */
-export function endCall(deps: PipelineDeps, call: ProxyCall, record?: CallRecord): void {
-  const end = call.onEnd;
-  if (end === undefined) return;
-  call.onEnd = undefined;
-  try {
-    end(record);
-  } catch (err) {
-    deps.onHookError(err);
-  }
-}
-
-export function finish(deps: PipelineDeps, call: ProxyCall, record: CallRecord): void {
-  endCall(deps, call, record);
-  call.batchItem?.onRecord(record);
-  if (deps.hooks.afterResponse.length > 0) runAfterResponse(deps.hooks, record, deps.onHookError);
-}
-
-/** The answer's headers with those hooks added (rate-limit state). */
-export function withCallHeaders(call: ProxyCall, headers: Record<string, string>): Record<string, string> {
-  return call.replyHeaders ? Object.assign(headers, call.replyHeaders) : headers;
-}
-
-/** A refused or failed call, in the called family's error shape. */
-export function errorReply(
-  call: ProxyCall,
-  e: GatewayError,
-  deps: PipelineDeps,
-  parts: RecordParts,
-  headers: Record<string, string> = {},
-): PipelineReply {
-  parts.status = e.status;
-  if (parts.error === null) parts.error = { message: e.message, code: e.wireCode };
-  withCallHeaders(call, headers);
-  return {
-    kind: 'json',
-    status: e.status,
-    headers: e.headers ? Object.assign(headers, e.headers) : headers,
-    body: call.codec.errorBody(e),
-    done: () => finish(deps, call, callRecord(call, parts)),
-  };
-}
+import type { PipelineReply, ProxyCall, ProxyInput, RoutePlan } from './types.ts';
 
 export async function runChat(input: ProxyInput, deps: PipelineDeps): Promise<PipelineReply> {
   const call = newCall(input, 'chat');
@@ -131,9 +60,9 @@ export async function runChat(input: ProxyInput, deps: PipelineDeps): Promise<Pi
     }
     let answer = deps.hooks.beforeAttempt.length > 0 ? runBeforeAttempt(deps.hooks, call, plan) : undefined;
     if (answer instanceof Promise) answer = await answer;
-    if (answer) return respond(call, plan, hookServed(plan, answer), deps, 'HIT', answer);
+    if (answer) return respond(call, plan, hookServed(plan, answer), deps, answer);
     const served = await executeChat(chat, plan, input.principal.orgId, deps.live, input.signal);
-    return respond(call, plan, served, deps, 'MISS');
+    return respond(call, plan, served, deps);
   } catch (err) {
     if (err instanceof GatewayError) return errorReply(call, err, deps, recordParts(requestType));
     endCall(deps, call);
@@ -146,7 +75,7 @@ function hookServed(plan: RoutePlan, answer: HookAnswer): Served {
     outcome: answer.outcome,
     attempts: [],
     trace: {
-      policy: 'cache',
+      policy: answer.policy,
       config: plan.config,
       candidates: [],
       matched_rule: null,
@@ -164,21 +93,20 @@ function respond(
   plan: RoutePlan,
   served: Served,
   deps: PipelineDeps,
-  cache: string,
-  hit?: HookAnswer,
+  byHook?: HookAnswer,
 ): PipelineReply {
   const { target, outcome } = served;
   const requestType = call.codec.requestType;
-  const headers = withCallHeaders(call, { 'x-svc-cache': cache });
+  const headers = withCallHeaders(call, {});
   if (target) {
     headers['x-svc-model-used'] = target.model;
     headers['x-svc-provider-used'] = target.vendorAsSent;
     headers['x-svc-provider'] = target.vendorAsSent;
-  } else if (hit !== undefined) {
-    headers['x-svc-model-used'] = hit.modelUsed;
-    if (hit.provider !== null) {
-      headers['x-svc-provider-used'] = hit.provider;
-      headers['x-svc-provider'] = hit.provider;
+  } else if (byHook !== undefined) {
+    headers['x-svc-model-used'] = byHook.modelUsed;
+    if (byHook.provider !== null) {
+      headers['x-svc-provider-used'] = byHook.provider;
+      headers['x-svc-provider'] = byHook.provider;
     }
   }
   if (plan.config) {
@@ -187,12 +115,10 @@ function respond(
   }
   const parts = recordParts(requestType);
   parts.target = target;
-  parts.modelUsed = hit?.modelUsed;
+  parts.modelUsed = byHook?.modelUsed;
   parts.trace = served.trace;
-  // A cache answers through a beforeAttempt hook and notes each call it looked up; others were not consulted.
-  parts.cache = cache === 'HIT' ? 'hit' : call.cacheNote !== undefined ? 'miss' : null;
   parts.healthSamples = served.samples;
-  if (!outcome.ok || (!target && cache === 'MISS')) {
+  if (!outcome.ok || (!target && byHook === undefined)) {
     // A caller who hung up before the upstream answered is logged 499, not blamed on the upstream.
     const e = abortedByShutdown(call.signal)
       ? new GatewayError('shutting_down')
@@ -218,7 +144,7 @@ function respond(
       done: () => {
         parts.status = 200;
         parts.ttfbMs = outcome.ttfbMs;
-        // A hit used no upstream tokens (its body still reports the stored answer's usage).
+        // A hook's answer used no upstream tokens (its body still reports the stored answer's usage).
         parts.usage = target ? outcome.usage : NO_USAGE;
         parts.costUsd = cost.costUsd;
         parts.error = unpriced(served, cost.known);

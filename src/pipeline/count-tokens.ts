@@ -10,9 +10,9 @@ import { requestFacts } from '../routing/planner.ts';
 import { estimateRequestTokens } from '../tokens/estimate.ts';
 import { isRecord } from '../util/json.ts';
 import type { ChatTarget } from './call.ts';
-import { endCall, newCall, withCallHeaders } from './chat.ts';
 import type { PipelineDeps } from './deps.ts';
 import { runBeforeRoute } from './hooks.ts';
+import { endCall, newCall, withCallHeaders } from './lifecycle.ts';
 import { routeCall, targetOf } from './route.ts';
 import type { PipelineReply, ProxyInput } from './types.ts';
 

@@ -1,16 +1,15 @@
 // `@slug` embeddings: the config's strategy orders the candidates (screened as embedding models that
-// can produce the pinned length), then they are tried in order with the config's retry rule. The
-// pinned length is sent upstream and checked on every vector.
+// can produce the pinned length), then they are tried in order with the config's retry rule (the
+// routing loop's sequential mode). The pinned length is sent upstream and checked on every vector.
 import type { EmbeddingRequest } from '../ir/types.ts';
 import type { Deadlines } from '../providers/http.ts';
-import { shouldRetry } from '../routing/acceptance.ts';
-import { type AttemptRecord, attemptRecord } from '../routing/execute-types.ts';
+import { runSequential } from '../routing/execute.ts';
 import { type DecisionTrace, decisionTrace } from '../routing/trace.ts';
 import type { ActiveConfig, Decision } from '../routing/types.ts';
 import type { ChatTarget } from './call.ts';
 import { acrossCredentials } from './credential-pool.ts';
 import { type EmbedOutcome, embedOnce } from './embed-attempt.ts';
-import { credentialSample, type HealthSample, healthSample } from './record.ts';
+import { credentialSample, type HealthSample } from './record.ts';
 import { credentialsOf, targetFor } from './route.ts';
 import type { LiveState } from './types.ts';
 
@@ -35,49 +34,35 @@ export async function executeEmbedding(
   live: LiveState,
   signal: AbortSignal,
 ): Promise<EmbedServed> {
-  const attempts: AttemptRecord[] = [];
   const samples: HealthSample[] = [];
-  let outcome: EmbedOutcome = {
-    ok: false,
-    error: {
-      status: 503,
-      kind: 'server',
-      code: 'no_eligible_candidate',
-      message: 'no candidate of the routing config can produce these embeddings',
-      retryable: false,
-    },
-  };
+  // Steps run one at a time, so the credential of the last step tried is the one that served.
   let served: ChatTarget | undefined;
-  for (const [n, step] of plan.decision.attempts.entries()) {
-    const [first, ...others] = credentialsOf(live, i.orgId, step.ref);
-    if (!first) continue;
-    const { vendor, model } = step.ref;
-    const ctl = new AbortController();
-    const relay = (): void => ctl.abort(signal.reason);
-    signal.addEventListener('abort', relay, { once: true });
-    const timer = step.timeoutMs
-      ? setTimeout(() => ctl.abort(new DOMException('attempt timed out', 'TimeoutError')), step.timeoutMs)
-      : undefined;
-    const started = performance.now();
-    const req: EmbeddingRequest = { model, input: i.input, dimensions: plan.dims, user: i.user };
-    const tried = await acrossCredentials(
-      targetFor(step.ref, first),
-      others,
-      ctl.signal,
-      (t) => embedOnce(req, { vendor, model, credential: t.credential }, ctl.signal, plan.dims, i.deadlines),
-      (t, o, ms) => samples.push(credentialSample(t, o, ms)),
-    );
-    outcome = tried.outcome;
-    const target = tried.target;
-    if (timer) clearTimeout(timer);
-    signal.removeEventListener('abort', relay);
-    const latency = Math.round((performance.now() - started) * 100) / 100;
-    served = target;
-    attempts.push(attemptRecord(target, outcome, latency, 0));
-    if (!signal.aborted) samples.push(healthSample(step.ref, outcome, latency));
-    if (outcome.ok || signal.aborted || n === plan.decision.attempts.length - 1) break;
-    if (!shouldRetry(plan.decision.retry, outcome.error)) break;
-  }
+  const r = await runSequential<EmbedOutcome>(
+    plan.decision,
+    {
+      async attempt(step, s) {
+        const [first, ...others] = credentialsOf(live, i.orgId, step.ref);
+        if (!first) return undefined;
+        const { vendor, model } = step.ref;
+        const req: EmbeddingRequest = { model, input: i.input, dimensions: plan.dims, user: i.user };
+        const tried = await acrossCredentials(
+          targetFor(step.ref, first),
+          others,
+          s,
+          (t) => embedOnce(req, { vendor, model, credential: t.credential }, s, plan.dims, i.deadlines),
+          (t, o, ms) => samples.push(credentialSample(t, o, ms)),
+        );
+        served = tried.target;
+        return tried.outcome;
+      },
+      observe(ref, ok, latencyMs, status, kind) {
+        samples.push({ ref, ok, latencyMs, status, kind });
+      },
+    },
+    signal,
+  );
+  const outcome = r.step === undefined ? NO_CANDIDATE : r.outcome;
+  const attempts = r.attempts;
   if (attempts.length > 0) attempts[attempts.length - 1].served = outcome.ok;
   const servedBy = outcome.ok && served ? { model: served.model, provider: served.vendorAsSent } : null;
   const trace = decisionTrace(
@@ -89,3 +74,14 @@ export async function executeEmbedding(
   );
   return { outcome, target: served, trace, samples };
 }
+
+const NO_CANDIDATE: EmbedOutcome = {
+  ok: false,
+  error: {
+    status: 503,
+    kind: 'server',
+    code: 'no_eligible_candidate',
+    message: 'no candidate of the routing config can produce these embeddings',
+    retryable: false,
+  },
+};

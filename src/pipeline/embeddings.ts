@@ -3,12 +3,12 @@
 import { fromUpstream, GatewayError } from '../errors/gateway-error.ts';
 import { computeCost, formatCostHeader } from '../providers/catalog/cost.ts';
 import type { RequestFacts } from '../routing/types.ts';
-import { endCall, errorReply, finish, newCall, withCallHeaders } from './chat.ts';
 import { acrossCredentials } from './credential-pool.ts';
 import type { PipelineDeps } from './deps.ts';
 import { decodeEmbeddingsBody, type EmbedOutcome, embedOnce, encodeEmbeddings } from './embed-attempt.ts';
 import { executeEmbedding } from './embed-route.ts';
 import { runBeforeRoute } from './hooks.ts';
+import { endCall, errorReply, finish, newCall, withCallHeaders } from './lifecycle.ts';
 import { callRecord, directHealthSamples, type HealthSample, recordParts } from './record.ts';
 import { dryRunOf, routeCall } from './route.ts';
 import type { PipelineReply, ProxyInput } from './types.ts';

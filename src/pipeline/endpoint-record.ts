@@ -7,6 +7,7 @@ import type { Usage } from '../ir/types.ts';
 import type { Principal } from '../live/principals.ts';
 import type { PipelineDeps } from './deps.ts';
 import { runAfterResponse } from './hooks.ts';
+import { NO_FEATURES } from './record.ts';
 import type { CallRecord } from './types.ts';
 
 /** Who called which endpoint, and when. */
@@ -85,10 +86,7 @@ export function endpointRecord(call: EndpointCall, outcome: EndpointOutcome): Ca
     responseBody: outcome.responseBody ?? null,
     createdAt: call.createdAt,
     healthSamples: [],
-    cache: null,
-    cacheSimilarity: null,
-    savedCostUsd: 0,
-    cacheShadowMatch: null,
+    features: NO_FEATURES,
     answer: null,
     replayOf: null,
   };

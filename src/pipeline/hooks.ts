@@ -1,48 +1,67 @@
-// The extension points of the request pipeline. Features (limits, cache, logs, webhooks...) register
-// here; the pipeline calls them in registration order. A stage with no hook costs one length check.
+// The extension points of the request pipeline. A feature (limits, semantic answers, request log, metrics,
+// health...) is one PipelineFeature registered with `use`; the gateway registers them all in one
+// list (app.ts), and that list is their order. A stage with no hook costs one length check.
+//
+// The contract a hook can rely on:
+// - beforeRoute and beforeAttempt hooks run in registration order; afterResponse hooks run in
+//   reverse registration order, so the first feature registered sees a call first and last.
+// - beforeRoute runs after decode and authorization. It may refuse the call by throwing a
+//   GatewayError, and it may touch the call's replyHeaders, hookTrace, its own slot (lifecycle.ts
+//   `callSlot`) and add end-of-call work (`atCallEnd`); nothing else of the call.
+// - beforeAttempt runs for chat calls only, after routing, before the first upstream attempt. It may
+//   touch what beforeRoute may, ask for the answer in IR form (`ChatCall.collectAnswer`), and answer
+//   the call itself (a HookAnswer): later beforeAttempt hooks are then skipped.
+// - End-of-call work runs exactly once per call that got past the hooks that added it, newest first,
+//   with the record, or with undefined when the call ended without one. It may note the feature's
+//   log columns on the record (`noteFeature`) and nothing else of it.
+// - afterResponse hooks run once the answer is complete, after all end-of-call work, so they see
+//   every feature's notes. They read the record and never change it; they are synchronous and
+//   never awaited, and one that throws is reported without stopping the others.
 import type { JsonOutcome, StreamOutcome } from '../ir/outcome.ts';
 import type { CallRecord } from './record.ts';
 import type { ProxyCall, RoutePlan } from './types.ts';
 
-/** A call answered by a hook instead of an upstream (a cache hit). */
+/** A call answered by a hook instead of an upstream. */
 export interface HookAnswer {
   outcome: JsonOutcome | StreamOutcome;
   /** The model that produced the answer originally, for `X-Svc-Model-Used` and the log. */
   modelUsed: string;
   /** The provider that produced it, for `X-Svc-Provider` (the call itself reached none). */
   provider: string | null;
+  /** What answered, as the decision trace's policy. */
+  policy: string;
 }
 
-/** Runs after decode and authorization, before routing; throws a GatewayError to refuse the call. */
+/** See the contract above; throws a GatewayError to refuse the call. */
 export type BeforeRouteHook = (call: ProxyCall) => void | Promise<void>;
-/** Runs before the first upstream attempt; returning an answer answers the call without one (a cache hit). */
+/** See the contract above; returning an answer answers the call without an upstream. */
 export type BeforeAttemptHook = (
   call: ProxyCall,
   plan: RoutePlan,
 ) => HookAnswer | undefined | Promise<HookAnswer | undefined>;
 /**
- * Runs once the answer is complete: just before a JSON answer is written (so the log row is journaled
- * before the caller can see it), after the last byte of a stream. Synchronous; never awaited.
+ * Runs just before a JSON answer is written (so the log row is journaled before the caller can see
+ * it), after the last byte of a stream.
  */
 export type AfterResponseHook = (record: CallRecord) => void;
+
+/** One feature's hooks; a feature has the stages it needs and no others. */
+export interface PipelineFeature {
+  readonly beforeRoute?: BeforeRouteHook;
+  readonly beforeAttempt?: BeforeAttemptHook;
+  readonly afterResponse?: AfterResponseHook;
+}
 
 export class PipelineHooks {
   readonly beforeRoute: BeforeRouteHook[] = [];
   readonly beforeAttempt: BeforeAttemptHook[] = [];
+  /** Already in the order they run: the latest registered first. */
   readonly afterResponse: AfterResponseHook[] = [];
 
-  onBeforeRoute(h: BeforeRouteHook): this {
-    this.beforeRoute.push(h);
-    return this;
-  }
-
-  onBeforeAttempt(h: BeforeAttemptHook): this {
-    this.beforeAttempt.push(h);
-    return this;
-  }
-
-  onAfterResponse(h: AfterResponseHook): this {
-    this.afterResponse.push(h);
+  use(feature: PipelineFeature): this {
+    if (feature.beforeRoute) this.beforeRoute.push(feature.beforeRoute);
+    if (feature.beforeAttempt) this.beforeAttempt.push(feature.beforeAttempt);
+    if (feature.afterResponse) this.afterResponse.unshift(feature.afterResponse);
     return this;
   }
 }
@@ -60,8 +79,8 @@ export function runBeforeRoute(hooks: PipelineHooks, call: ProxyCall, from = 0):
 }
 
 /**
- * Runs the beforeAttempt hooks in order until one answers. Synchronous while the hooks are (a cache
- * the project has not enabled answers at once), like runBeforeRoute.
+ * Runs the beforeAttempt hooks in order until one answers. Synchronous while the hooks are (a
+ * feature the project has not enabled answers at once), like runBeforeRoute.
  */
 export function runBeforeAttempt(
   hooks: PipelineHooks,
@@ -76,24 +95,6 @@ export function runBeforeAttempt(
     if (answer) return answer;
   }
   return undefined;
-}
-
-/**
- * Adds work to run when the call ends (see ProxyCall.onEnd), after what earlier hooks added; one
- * failing does not stop the next.
- */
-export function addOnEnd(call: ProxyCall, fn: (record: CallRecord | undefined) => void): void {
-  const before = call.onEnd;
-  call.onEnd =
-    before === undefined
-      ? fn
-      : (record) => {
-          try {
-            before(record);
-          } finally {
-            fn(record);
-          }
-        };
 }
 
 /** A failing hook must not take the others (or the caller's answer) down with it. */

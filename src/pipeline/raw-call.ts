@@ -3,27 +3,26 @@
 // back unread. Only upstreams that speak the endpoint's wire may serve it: a direct model of another
 // vendor, or a config with such a candidate, is a 400 that says why, never a silent translation.
 import { fromUpstream, GatewayError } from '../errors/gateway-error.ts';
+import type { FailedOutcome } from '../ir/outcome.ts';
 import type { UpstreamErrorInfo } from '../ir/types.ts';
 import { attemptFailure } from '../providers/attempt-failure.ts';
 import type { UpstreamAnswer } from '../providers/capabilities.ts';
 import { contentTypeOf } from '../providers/http.ts';
 import { canonicalVendor, chatAdapterFor } from '../providers/registry.ts';
 import type { VendorId } from '../providers/types.ts';
-import { shouldRetry } from '../routing/acceptance.ts';
-import { type AttemptRecord, attemptRecord } from '../routing/execute-types.ts';
+import { runSequential } from '../routing/execute.ts';
 import { decisionTrace } from '../routing/trace.ts';
 import type { RequestFacts } from '../routing/types.ts';
 import type { ChatTarget } from './call.ts';
-import { endCall, errorReply, finish, newCall } from './chat.ts';
 import { acrossCredentials } from './credential-pool.ts';
 import type { PipelineDeps } from './deps.ts';
 import { runBeforeRoute } from './hooks.ts';
+import { endCall, errorReply, finish, newCall } from './lifecycle.ts';
 import {
   callRecord,
   credentialSample,
   directHealthSamples,
   type HealthSample,
-  healthSample,
   type RecordParts,
   recordParts,
 } from './record.ts';
@@ -127,7 +126,7 @@ function failureReply(
   call: ProxyCall,
   deps: PipelineDeps,
   parts: RecordParts,
-  tried: Extract<Tried, { ok: false }>,
+  tried: { error: UpstreamErrorInfo; answer?: RawFailure },
   headers: Record<string, string>,
 ): PipelineReply {
   parts.error = tried.error;
@@ -171,7 +170,7 @@ export async function runRawCall(input: ProxyInput, spec: RawCallSpec, deps: Pip
       };
     const samples: HealthSample[] = [];
     parts.healthSamples = samples;
-    let tried: Tried;
+    let tried: Tried | FailedOutcome;
     let target: ChatTarget;
     if (plan.kind === 'direct') {
       const served = await acrossCredentials(
@@ -186,33 +185,38 @@ export async function runRawCall(input: ProxyInput, spec: RawCallSpec, deps: Pip
     } else {
       headers['x-svc-config'] = plan.config.slug;
       headers['x-svc-config-version'] = String(plan.config.version);
-      const attempts: AttemptRecord[] = [];
-      let last: { tried: Tried; target: ChatTarget } | undefined;
-      for (const [n, step] of plan.decision.attempts.entries()) {
-        const [first, ...others] = credentialsOf(deps.live, input.principal.orgId, step.ref);
-        if (!first) continue;
-        const started = performance.now();
-        const served = await acrossCredentials(
-          targetFor(step.ref, first),
-          others,
-          input.signal,
-          (t) => tryOnce(spec.send, t, input.signal),
-          (t, o, ms) => samples.push(credentialSample(t, o, ms)),
-        );
-        const latency = Math.round((performance.now() - started) * 100) / 100;
-        last = { tried: served.outcome, target: served.target };
-        attempts.push(attemptRecord(served.target, served.outcome, latency, 0));
-        if (!input.signal.aborted) samples.push(healthSample(step.ref, served.outcome, latency));
-        if (served.outcome.ok || input.signal.aborted || n === plan.decision.attempts.length - 1) break;
-        if (!shouldRetry(plan.decision.retry, served.outcome.error)) break;
-      }
-      if (attempts.length > 0) attempts[attempts.length - 1].served = last?.tried.ok === true;
-      const by = last?.tried.ok ? { model: last.target.model, provider: last.target.vendorAsSent } : null;
+      // Steps run one at a time, so the credential of the last step tried is the one that served.
+      let last: ChatTarget | undefined;
+      const r = await runSequential<Tried>(
+        plan.decision,
+        {
+          async attempt(step, signal) {
+            const [first, ...others] = credentialsOf(deps.live, input.principal.orgId, step.ref);
+            if (!first) return undefined;
+            const served = await acrossCredentials(
+              targetFor(step.ref, first),
+              others,
+              signal,
+              (t) => tryOnce(spec.send, t, signal),
+              (t, o, ms) => samples.push(credentialSample(t, o, ms)),
+            );
+            last = served.target;
+            return served.outcome;
+          },
+          observe(ref, ok, latencyMs, status, kind) {
+            samples.push({ ref, ok, latencyMs, status, kind });
+          },
+        },
+        input.signal,
+      );
+      const attempts = r.attempts;
+      if (attempts.length > 0) attempts[attempts.length - 1].served = r.outcome.ok;
+      const by = r.outcome.ok && last ? { model: last.model, provider: last.vendorAsSent } : null;
       parts.trace = decisionTrace(plan.cfg.strategy, plan.config, plan.decision, attempts, by);
-      if (last === undefined)
+      if (r.step === undefined || last === undefined)
         return { ok: false, reply: errorReply(call, new GatewayError('no_eligible_candidate'), deps, parts, headers) };
-      tried = last.tried;
-      target = last.target;
+      tried = r.outcome;
+      target = last;
     }
     parts.target = target;
     headers['x-svc-model-used'] = target.model;

@@ -3,7 +3,7 @@ import type { ChatResponse, UpstreamErrorInfo, Usage } from '../ir/types.ts';
 import type { CandidateRef } from '../routing/types.ts';
 import { isEmptyObject } from '../util/json.ts';
 import type { ChatTarget } from './call.ts';
-import type { CallRecord, HealthSample, ProxyCall } from './types.ts';
+import type { CallRecord, FeatureNotes, HealthSample, ProxyCall } from './types.ts';
 
 export type { CallRecord, HealthSample } from './types.ts';
 
@@ -51,7 +51,7 @@ export interface RecordParts {
   status: number;
   requestType: string;
   target: ChatTarget | undefined;
-  /** The model named when no target served the call (a cache hit: the model of the stored answer). */
+  /** The model named when no target served the call (a hook answered: the model of the answer it served). */
   modelUsed: string | undefined;
   ttfbMs: number | undefined;
   usage: Usage | undefined;
@@ -62,7 +62,6 @@ export interface RecordParts {
   keepRequestBody: boolean;
   responseBody: unknown;
   healthSamples: HealthSample[];
-  cache: 'hit' | 'miss' | null;
   /** The answer in IR form, kept only when the call asked for it (ChatCall.collectAnswer). */
   answer: ChatResponse | null;
 }
@@ -81,12 +80,20 @@ export function recordParts(requestType: string): RecordParts {
     keepRequestBody: true,
     responseBody: null,
     healthSamples: NO_SAMPLES,
-    cache: null,
     answer: null,
   };
 }
 
 const NO_SAMPLES: HealthSample[] = [];
+
+/** Most calls carry no feature notes: they share this one (noteFeature copies before writing). */
+export const NO_FEATURES: FeatureNotes = Object.freeze({});
+
+/** Notes a feature's log columns on a finished call (from its end-of-call work). */
+export function noteFeature(record: CallRecord, feature: string, fields: Readonly<Record<string, unknown>>): void {
+  if (record.features === NO_FEATURES) record.features = { [feature]: fields };
+  else record.features[feature] = fields;
+}
 
 function metaString(meta: Record<string, unknown> | undefined, key: string): string | null {
   const v = meta?.[key];
@@ -142,10 +149,7 @@ export function callRecord(call: ProxyCall, r: RecordParts): CallRecord {
     responseBody: r.responseBody,
     createdAt: call.createdAt,
     healthSamples: r.healthSamples,
-    cache: r.cache,
-    cacheSimilarity: call.cacheNote?.similarity ?? null,
-    savedCostUsd: call.cacheNote?.savedCostUsd ?? 0,
-    cacheShadowMatch: null,
+    features: NO_FEATURES,
     answer: r.answer,
     replayOf: call.replayOf ?? null,
     ...(call.batchItem !== undefined ? { batchId: call.batchItem.batchId } : {}),

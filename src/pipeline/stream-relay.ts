@@ -96,7 +96,7 @@ export function openStreamRelay(input: RelayInput): StreamRelay {
 
 function makeProcessor(input: RelayInput, summary: StreamSummary): Processor {
   const { call } = input;
-  // A cache storing this answer needs it whole, in IR form; other calls pay nothing for that.
+  // A hook that asked for this answer (collectAnswer) needs it whole, in IR form; other calls pay nothing for that.
   const assembler = call.collectAnswer === true ? new ResponseAssembler() : undefined;
   if (!input.passthrough) return translatingProcessor(input, summary, assembler);
   const processor = passthroughProcessor(call.codec, summary, call.includeUsage);

@@ -67,26 +67,24 @@ export interface ProxyCall extends ProxyInput {
   /** Chat calls: the decoded request and its gateway extensions. */
   chat?: ChatCall;
   svc?: SvcExtensions;
-  /**
-   * Set by a hook that took something for this call (a rate-limit slot, a budget reservation):
-   * runs exactly once when the call ends, with its record (undefined when it ended without one).
-   */
-  onEnd: ((record: CallRecord | undefined) => void) | undefined;
+  /** End-of-call work features added (lifecycle.ts `atCallEnd`); runs once, newest first. */
+  endWork: EndWork[] | undefined;
   /** Headers hooks add to the answer, success or refusal (x-ratelimit-*). */
   replyHeaders: Record<string, string> | undefined;
   /** What hooks decided about the call, merged into its decision trace (the limit that refused it). */
   hookTrace: Record<string, unknown> | undefined;
-  /** What the cache noted about the call, copied into its record; undefined when no cache was consulted. */
-  cacheNote: CacheNote | undefined;
+  /** Each feature's own state for this call, under its key (lifecycle.ts `callSlot`). */
+  slots: Map<object, unknown> | undefined;
 }
 
-/** A cache's findings for one call (set by its beforeAttempt hook). */
-export interface CacheNote {
-  /** Hits: similarity of the entry served (1 on the exact tier). Shadow mode: of the would-be hit. */
-  similarity: number | null;
-  /** Hits: what the upstream call that produced the entry cost. */
-  savedCostUsd: number;
-}
+/** Work for the end of a call, with its record (undefined when the call ended without one). */
+export type EndWork = (record: CallRecord | undefined) => void;
+
+/**
+ * What features noted about a finished call, by feature name: each note's fields are columns of the
+ * request log, which flattens them into its row. Shared and empty until a feature notes something.
+ */
+export type FeatureNotes = Record<string, Readonly<Record<string, unknown>>>;
 
 export type RoutePlan =
   | {
@@ -156,18 +154,9 @@ export interface CallRecord {
   responseBody: unknown;
   createdAt: number;
   healthSamples: HealthSample[];
-  /** `hit` / `miss` when a cache hook was consulted, else null. */
-  cache: 'hit' | 'miss' | null;
-  /** See CacheNote: the similarity of the entry served, or in shadow mode of the would-be hit. */
-  cacheSimilarity: number | null;
-  /** Hits: the cost of the upstream call the cached answer came from (the hit itself costs 0). */
-  savedCostUsd: number;
-  /**
-   * Shadow mode, would-be hits only: whether the fresh answer matched the cached one. Filled in by the
-   * cache's `onEnd`, which runs before the afterResponse hooks (so the log row carries it).
-   */
-  cacheShadowMatch: boolean | null;
-  /** The answer in IR form when a hook asked for it (`ChatCall.collectAnswer`): what a cache stores. */
+  /** Filled in by end-of-call work (which runs before the afterResponse hooks): see record.ts `noteFeature`. */
+  features: FeatureNotes;
+  /** The answer in IR form when a hook asked for it (`ChatCall.collectAnswer`). */
   answer: ChatResponse | null;
   replayOf: string | null;
   /** The batch the call was an item of (see ProxyInput.batchItem); such records are not logged. */

@@ -1,16 +1,27 @@
 // Ensemble execution: every attempt at once. `parallel_fastest` returns the first success and cancels
 // the others; `parallel_judge` waits for all and lets the judge pick among the successes.
 import type { AttemptOutcome } from '../ir/outcome.ts';
-import type { ExecutionResult, Executor } from './execute-types.ts';
+import type { Attempter, ExecutionResult, Executor } from './execute-types.ts';
 import { runAttempt, type TimedAttempt } from './run-attempt.ts';
 import type { Decision, PlannedAttempt } from './types.ts';
 
 interface Settled {
   step: PlannedAttempt;
-  r: TimedAttempt;
+  r: TimedAttempt<AttemptOutcome>;
 }
 
-export async function runParallel(d: Decision, exec: Executor, signal: AbortSignal): Promise<ExecutionResult> {
+/** The chat attempter tries every step, so each settles with a record. */
+function tried(r: TimedAttempt<AttemptOutcome> | undefined): TimedAttempt<AttemptOutcome> {
+  if (r === undefined) throw new Error('a parallel attempt was skipped');
+  return r;
+}
+
+export async function runParallel(
+  d: Decision,
+  exec: Executor,
+  chat: Attempter<AttemptOutcome>,
+  signal: AbortSignal,
+): Promise<ExecutionResult> {
   const cancels = new Map<PlannedAttempt, () => void>();
   const settled: Settled[] = [];
   let winner: Settled | undefined;
@@ -19,7 +30,8 @@ export async function runParallel(d: Decision, exec: Executor, signal: AbortSign
     const relay = (): void => ctl.abort(signal.reason);
     signal.addEventListener('abort', relay, { once: true });
     cancels.set(step, () => ctl.abort(new DOMException('cancelled: another attempt won', 'AbortError')));
-    return runAttempt(exec, step, ctl.signal).then((r) => {
+    return runAttempt(chat, step, ctl.signal).then((found) => {
+      const r = tried(found);
       signal.removeEventListener('abort', relay);
       const s = { step, r };
       settled.push(s);

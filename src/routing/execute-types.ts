@@ -1,7 +1,7 @@
 // What the execution loop needs from the proxy (one attempt, its cost, judges, a health feed) and what
 // it reports back: the outcome to send plus one record per attempt for the decision trace.
 
-import type { AttemptOutcome } from '../ir/outcome.ts';
+import type { AttemptOutcome, FailedOutcome } from '../ir/outcome.ts';
 import type { Usage } from '../ir/types.ts';
 import type { CandidateRef, PlannedAttempt } from './types.ts';
 
@@ -42,6 +42,23 @@ export function attemptRecord(
   return record;
 }
 
+/** What every attempt's outcome has in common, whatever a success carries (an answer, vectors, a body). */
+export type Settled = { ok: true } | FailedOutcome;
+
+/**
+ * One kind of attempt, for the execution loop: chat answers, embeddings and pass-through calls share
+ * the loop and differ only in what `attempt` returns.
+ */
+export interface Attempter<O extends Settled> {
+  /** One try of a step; undefined when it could not be tried at all (no credential): no record, next step. */
+  attempt(step: PlannedAttempt, signal: AbortSignal): Promise<O | undefined>;
+  /** Called for successful outcomes only: their cost and time to first byte, for the trace record. */
+  measure?(ref: CandidateRef, outcome: O): { costUsd: number; ttfbMs?: number };
+  /** Health feed: called once per finished attempt (not for cancelled ones). */
+  observe?(ref: CandidateRef, ok: boolean, latencyMs: number, status: number, kind: string): void;
+}
+
+/** The chat executor: every step is tried, answers are priced by usage, judges may be asked. */
 export interface Executor {
   attempt(step: PlannedAttempt, signal: AbortSignal): Promise<AttemptOutcome>;
   cost(ref: CandidateRef, usage: Usage): number;
@@ -53,9 +70,10 @@ export interface Executor {
   observe?(ref: CandidateRef, ok: boolean, latencyMs: number, status: number, kind: string): void;
 }
 
-export interface ExecutionResult {
-  outcome: AttemptOutcome;
-  /** The attempt whose outcome is returned (undefined when the plan had no attempt). */
+export interface ExecutionResult<O extends Settled = AttemptOutcome> {
+  /** A thrown attempt or a plan with nothing to try ends as a FailedOutcome, whatever O is. */
+  outcome: O | FailedOutcome;
+  /** The attempt whose outcome is returned (undefined when no step was tried). */
   step?: PlannedAttempt;
   attempts: AttemptRecord[];
   /** Index in `attempts` of the record whose outcome is returned. */

@@ -32,10 +32,14 @@ function call(over: Partial<CallRecord>): CallRecord {
   });
 }
 
+// The cache's columns as its end-of-call work notes them on the record.
+const cacheNote = (cache: 'hit' | 'miss', similarity: number | null, saved: number, matched: boolean | null) => ({
+  features: { cache: { cache, cacheSimilarity: similarity, savedCostUsd: saved, cacheShadowMatch: matched } },
+});
 const hit = (similarity: number | null, saved: number, over: Partial<CallRecord> = {}) =>
-  call({ cache: 'hit', cacheSimilarity: similarity, savedCostUsd: saved, costUsd: 0, ...over });
+  call({ ...cacheNote('hit', similarity, saved, null), costUsd: 0, ...over });
 const shadow = (similarity: number, matched: boolean, over: Partial<CallRecord> = {}) =>
-  call({ cache: 'miss', cacheSimilarity: similarity, cacheShadowMatch: matched, ...over });
+  call({ ...cacheNote('miss', similarity, 0, matched), ...over });
 
 const recent = [
   hit(0.955, 0.001),
@@ -49,14 +53,14 @@ const recent = [
   shadow(0.8999, true),
   shadow(0.8999, false),
   shadow(0.92, true),
-  call({ cache: 'miss' }),
-  call({ cache: null }),
+  call(cacheNote('miss', null, 0, null)),
+  call({}),
 ];
 const old = [hit(0.97, 1, { createdAt: T - DAY }), shadow(0.97, true, { createdAt: T - DAY + 1 })];
 const elsewhere = [
   hit(0.99, 5, { projectId: 'proj_other' }),
   hit(0.99, 5, { orgId: 'org_other' }),
-  call({ cache: 'miss', projectId: null }),
+  call({ ...cacheNote('miss', null, 0, null), projectId: null }),
 ];
 
 for (const d of await dialects()) {
@@ -144,7 +148,7 @@ for (const d of await dialects()) {
 }
 
 test('the log views show the cache columns and fit their schemas', () => {
-  const row = toStoreRow(shadow(0.8999, false, { savedCostUsd: 0.25 }), true);
+  const row = toStoreRow(call(cacheNote('miss', 0.8999, 0.25, false)), true);
   const summary = logSummary(row);
   assert.equal(summary.saved_cost_usd, 0.25);
   assert.equal(summary.cache_similarity, 0.8999);
