@@ -6,6 +6,8 @@ export interface BenchOptions {
   warmupSec: number;
   soakSec: number;
   peer: 'portkey' | null;
+  /** Run the bare floor proxy (issue 32) as a target beside direct and the gateway. */
+  floor: boolean;
   loadgen: 'auto' | 'wrk' | 'autocannon';
   /** Scenario ids to run (all when empty). */
   only: string[];
@@ -16,10 +18,11 @@ export interface BenchOptions {
   help: boolean;
 }
 
-export const USAGE = `usage: npm run bench -- [--quick] [--peer portkey] [--duration <s>] [--warmup <s>] [--soak <s>]
+export const USAGE = `usage: npm run bench -- [--quick] [--peer portkey] [--no-floor] [--duration <s>] [--warmup <s>] [--soak <s>]
                         [--loadgen auto|wrk|autocannon] [--only <id,id>] [--profile [--limits]]
   --quick     2 s runs, 1 s warm-ups, 10 s soak (about two minutes in all)
   --peer      also run scenarios 1-2 through a peer gateway (portkey: installed into bench/peers/portkey)
+  --no-floor  leave out the bare node:http + undici proxy (bench/floor-proxy.ts) the gateway is compared with
   --profile   run pass-through load against a gateway started with node --cpu-prof and print its hottest functions
   --limits    with --profile: an org budget and rate limits on the bench key, none of which refuses`;
 
@@ -29,6 +32,7 @@ export function parseArgs(argv: string[]): BenchOptions {
     warmupSec: 2,
     soakSec: 60,
     peer: null,
+    floor: true,
     loadgen: 'auto',
     only: [],
     profile: false,
@@ -68,6 +72,9 @@ export function parseArgs(argv: string[]): BenchOptions {
         o.peer = v;
         break;
       }
+      case '--no-floor':
+        o.floor = false;
+        break;
       case '--loadgen': {
         const v = value(i++, a);
         if (v !== 'auto' && v !== 'wrk' && v !== 'autocannon') throw new Error(`unknown load generator "${v}"`);

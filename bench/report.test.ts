@@ -5,6 +5,7 @@ import { parseStatTicks } from './cpu.ts';
 import { fromAutocannon } from './load/autocannon.ts';
 import { type CpuProfile, hotFunctions } from './profile-summary.ts';
 import { buildRows, isValid, renderTable } from './report.ts';
+import { buildFloorRows, renderFloorTable } from './report-floor.ts';
 import { parseVmRssMb } from './rss.ts';
 import { median, percentile } from './stats.ts';
 import type { Measurement, RunResult } from './types.ts';
@@ -90,7 +91,80 @@ test('a target that failed more than 1% of requests makes the row invalid', () =
   assert.match(rows[0].gateway, /500 failed/);
 });
 
-test('parseArgs: quick, peer, errors', () => {
+test('the floor gets its own column, and a run without it keeps the old table', () => {
+  const rows = buildRows(
+    run([
+      m({ target: 'direct', measure: 'c1', p50Ms: 0.4 }),
+      m({ target: 'floor', measure: 'c1', p50Ms: 0.45 }),
+      m({ target: 'gateway', measure: 'c1', p50Ms: 0.55 }),
+      m({ target: 'direct', measure: 'c32', rps: 10000, cpuUsPerReq: 40 }),
+      m({ target: 'floor', measure: 'c32', rps: 8000, cpuUsPerReq: 90 }),
+      m({ target: 'gateway', measure: 'c32', rps: 5000, cpuUsPerReq: 300 }),
+    ]),
+    [{ id: 'passthrough', measures: ['c1', 'c32'] }],
+  );
+  assert.equal(rows.find((r) => r.metric === 'latency p50 @c=1, ms')?.floor, '0.450 (+0.050)');
+  assert.equal(rows.find((r) => r.metric === 'RPS @c=32')?.floor, '8000 (80%)');
+  assert.equal(rows.find((r) => r.metric === 'CPU per request @c=32, us')?.floor, '90');
+  const head = renderTable(rows, null).split('\n')[0];
+  assert.equal(head, '| scenario | metric | direct | floor | switchyard | added / ratio | peer | target | status |');
+  const without = buildRows(run([m({ target: 'direct', measure: 'c1' }), m({ target: 'gateway', measure: 'c1' })]), [
+    { id: 'passthrough', measures: ['c1'] },
+  ]);
+  assert.doesNotMatch(renderTable(without, null).split('\n')[0], /floor/);
+  assert.deepEqual(buildFloorRows(run([]), [{ id: 'passthrough', measures: ['c1'] }]), []);
+});
+
+test('switchyard against the floor: RPS share, added-latency multiple, CPU per request, issue 32 goals', () => {
+  const r = run([
+    m({ target: 'direct', measure: 'c1', p50Ms: 0.5 }),
+    m({ target: 'floor', measure: 'c1', p50Ms: 0.564 }),
+    m({ target: 'gateway', measure: 'c1', p50Ms: 0.793 }),
+    m({ target: 'direct', measure: 'c32', rps: 20000, cpuUsPerReq: 40 }),
+    m({ target: 'floor', measure: 'c32', rps: 10000, cpuUsPerReq: 80 }),
+    m({ target: 'gateway', measure: 'c32', rps: 2400, cpuUsPerReq: 300 }),
+    m({ scenario: 'passthrough-stream', target: 'direct', measure: 'ttfb', p50Ms: 0.3 }),
+    m({ scenario: 'passthrough-stream', target: 'floor', measure: 'ttfb', p50Ms: 0.29 }),
+    m({ scenario: 'passthrough-stream', target: 'gateway', measure: 'ttfb', p50Ms: 0.5 }),
+    m({ scenario: 'passthrough-stream', target: 'direct', measure: 'c32', rps: 9000 }),
+    m({ scenario: 'passthrough-stream', target: 'floor', measure: 'c32', rps: 6000 }),
+    m({ scenario: 'passthrough-stream', target: 'gateway', measure: 'c32', rps: 4500, failures: 100 }),
+  ]);
+  const rows = buildFloorRows(r, [
+    { id: 'passthrough', measures: ['c1', 'c32'] },
+    { id: 'passthrough-stream', measures: ['ttfb', 'c32'] },
+    { id: 'embeddings', measures: ['c1', 'c32'] },
+  ]);
+  const [added, rps, cpu, ttfb, streamRps, streamCpu] = rows;
+  assert.equal(rows.length, 6, 'a scenario without floor runs has no rows');
+  assert.deepEqual(
+    [added.floor, added.gateway, added.ratio, added.goal, added.status],
+    ['+64 us', '+293 us', "4.6x floor's", '<= 2x', 'missed'],
+  );
+  assert.deepEqual([rps.ratio, rps.goal, rps.status], ['24% of floor', '>= 50%', 'missed']);
+  assert.deepEqual([cpu.floor, cpu.gateway, cpu.ratio, cpu.status], ['80', '300', '3.8x floor', 'missed']);
+  assert.equal(ttfb.ratio, 'floor adds <= 0');
+  assert.equal(ttfb.status, 'n/a');
+  assert.equal(streamRps.status, 'invalid');
+  assert.equal(streamCpu.ratio, '-');
+  assert.match(renderFloorTable(rows).split('\n')[0], /switchyard \/ floor/);
+});
+
+test('autocannon latencies are too coarse to judge a multiple of the floor', () => {
+  const r = run([
+    m({ target: 'direct', measure: 'c1', p50Ms: 1 }),
+    m({ target: 'floor', measure: 'c1', p50Ms: 2 }),
+    m({ target: 'gateway', measure: 'c1', p50Ms: 2 }),
+  ]);
+  r.machine.loadgen = 'autocannon';
+  const [added] = buildFloorRows(r, [{ id: 'passthrough', measures: ['c1'] }]);
+  assert.equal(added.status, 'n/a');
+  assert.match(added.goal, /not judged/);
+});
+
+test('parseArgs: quick, peer, floor, errors', () => {
+  assert.equal(parseArgs([]).floor, true);
+  assert.equal(parseArgs(['--no-floor']).floor, false);
   const q = parseArgs(['--quick', '--peer', 'portkey']);
   assert.equal(q.durationSec, 2);
   assert.equal(q.soakSec, 10);

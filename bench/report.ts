@@ -1,5 +1,6 @@
 // Turns a RunResult into the markdown table of BENCHMARKS.md, with each target of issue 7 judged
-// from differences and ratios measured in the same run. Pure.
+// from differences and ratios measured in the same run; the floor proxy's figures (issue 32) sit in
+// their own column, and bench/report-floor.ts turns them into ratios. Pure.
 import type { Measure, Target } from './scenarios.ts';
 import type { Measurement, RunResult } from './types.ts';
 
@@ -7,6 +8,7 @@ export interface Row {
   scenario: string;
   metric: string;
   direct: string;
+  floor: string;
   gateway: string;
   delta: string;
   peer: string;
@@ -14,7 +16,7 @@ export interface Row {
   status: 'met' | 'missed' | 'n/a' | 'invalid';
 }
 
-type Find = (scenario: string, target: Target, measure: Measure) => Measurement | undefined;
+export type Find = (scenario: string, target: Target, measure: Measure) => Measurement | undefined;
 
 const ms = (v: number | undefined) => (v === undefined || Number.isNaN(v) ? '-' : v.toFixed(3));
 const rps = (v: number | undefined) => (v === undefined ? '-' : Math.round(v).toString());
@@ -32,7 +34,7 @@ function mark(m: Measurement | undefined, text: string): string {
   return m.failures > 0 ? `${text} (${m.failures} failed)` : text;
 }
 
-const TITLES: Record<string, string> = {
+export const TITLES: Record<string, string> = {
   passthrough: '1. pass-through chat',
   'passthrough-stream': '2. pass-through stream (20 chunks)',
   translated: '3. translated alpha->anthropic',
@@ -54,22 +56,24 @@ function latencyRows(id: string, find: Find, measure: 'c1' | 'ttfb', coarse: boo
   const d = find(id, 'direct', measure);
   const g = find(id, 'gateway', measure);
   const p = find(id, 'peer', measure);
+  const f = find(id, 'floor', measure);
   const valid = isValid(d) && isValid(g);
   const budget = measure === 'ttfb' ? TTFB_TARGET_MS : LATENCY_TARGET[id];
   const added = valid && d && g ? g.p50Ms - d.p50Ms : Number.NaN;
   const label = measure === 'ttfb' ? 'TTFB' : 'latency';
   // TTFB comes from bench/ttfb.ts (sub-millisecond) whatever the load generator
   const judgeable = measure === 'ttfb' || !coarse;
-  const peerCell = (pick: (x: Measurement) => number) =>
-    p && d ? mark(p, `${ms(pick(p))} (${signed(pick(p) - pick(d))})`) : '-';
+  const overDirect = (x: Measurement | undefined, pick: (x: Measurement) => number) =>
+    x && d ? mark(x, `${ms(pick(x))} (${signed(pick(x) - pick(d))})`) : '-';
   return [
     {
       scenario: TITLES[id] ?? id,
       metric: `${label} p50 @c=1, ms`,
       direct: mark(d, ms(d?.p50Ms)),
+      floor: overDirect(f, (x) => x.p50Ms),
       gateway: mark(g, ms(g?.p50Ms)),
       delta: valid ? `${signed(added)} ms` : '-',
-      peer: peerCell((x) => x.p50Ms),
+      peer: overDirect(p, (x) => x.p50Ms),
       target: budget === undefined ? '-' : `added <= ${budget} ms${judgeable ? '' : ' (not judged: 1 ms resolution)'}`,
       status: !valid ? 'invalid' : budget === undefined || !judgeable ? 'n/a' : added <= budget ? 'met' : 'missed',
     },
@@ -77,9 +81,10 @@ function latencyRows(id: string, find: Find, measure: 'c1' | 'ttfb', coarse: boo
       scenario: TITLES[id] ?? id,
       metric: `${label} p99 @c=1, ms`,
       direct: ms(d?.p99Ms),
+      floor: overDirect(f, (x) => x.p99Ms),
       gateway: ms(g?.p99Ms),
       delta: valid && d && g ? `${signed(g.p99Ms - d.p99Ms)} ms` : '-',
-      peer: peerCell((x) => x.p99Ms),
+      peer: overDirect(p, (x) => x.p99Ms),
       target: '-',
       status: valid ? 'n/a' : 'invalid',
     },
@@ -90,7 +95,10 @@ function throughputRows(id: string, find: Find): Row[] {
   const d = find(id, 'direct', 'c32');
   const g = find(id, 'gateway', 'c32');
   const p = find(id, 'peer', 'c32');
+  const f = find(id, 'floor', 'c32');
   const valid = isValid(d) && isValid(g);
+  const ofDirect = (x: Measurement | undefined) =>
+    x ? mark(x, `${rps(x.rps)}${d ? ` (${((x.rps / d.rps) * 100).toFixed(0)}%)` : ''}`) : '-';
   const share = valid && d && g ? g.rps / d.rps : Number.NaN;
   const peerValid = isValid(p);
   const overPeer = peerValid && g && p ? g.rps / p.rps : Number.NaN;
@@ -102,11 +110,12 @@ function throughputRows(id: string, find: Find): Row[] {
       scenario: TITLES[id] ?? id,
       metric: 'RPS @c=32',
       direct: mark(d, rps(d?.rps)),
+      floor: ofDirect(f),
       gateway: mark(g, rps(g?.rps)),
       delta: valid
         ? `${(share * 100).toFixed(0)}% of direct${p && peerValid ? `, ${overPeer.toFixed(1)}x peer` : ''}`
         : '-',
-      peer: p ? mark(p, `${rps(p.rps)}${d ? ` (${((p.rps / d.rps) * 100).toFixed(0)}%)` : ''}`) : '-',
+      peer: ofDirect(p),
       target,
       status: !valid ? 'invalid' : shareMet && peerMet ? 'met' : 'missed',
     },
@@ -114,6 +123,7 @@ function throughputRows(id: string, find: Find): Row[] {
       scenario: TITLES[id] ?? id,
       metric: 'CPU per request @c=32, us',
       direct: cpu(d),
+      floor: f ? cpu(f) : '-',
       gateway: cpu(g),
       delta:
         g?.cpuUsPerReq !== undefined && p?.cpuUsPerReq !== undefined
@@ -127,6 +137,7 @@ function throughputRows(id: string, find: Find): Row[] {
       scenario: TITLES[id] ?? id,
       metric: 'p50 / p99 @c=32, ms',
       direct: d ? `${ms(d.p50Ms)} / ${ms(d.p99Ms)}` : '-',
+      floor: f ? `${ms(f.p50Ms)} / ${ms(f.p99Ms)}` : '-',
       gateway: g ? `${ms(g.p50Ms)} / ${ms(g.p99Ms)}` : '-',
       delta: valid && d && g ? `${signed(g.p50Ms - d.p50Ms)} / ${signed(g.p99Ms - d.p99Ms)}` : '-',
       peer: p ? `${ms(p.p50Ms)} / ${ms(p.p99Ms)}` : '-',
@@ -146,6 +157,7 @@ function rssRows(r: RunResult): Row[] {
       scenario,
       metric: 'idle, MB',
       direct: '-',
+      floor: '-',
       gateway: mb(g.idleMb),
       delta: '-',
       peer: '-',
@@ -156,6 +168,7 @@ function rssRows(r: RunResult): Row[] {
       scenario,
       metric: 'peak under c=32, MB',
       direct: '-',
+      floor: '-',
       gateway: mb(g.peakC32Mb),
       delta: '-',
       peer: r.rss.peerPeakC32Mb === null ? '-' : mb(r.rss.peerPeakC32Mb),
@@ -166,6 +179,7 @@ function rssRows(r: RunResult): Row[] {
       scenario,
       metric: `${g.soakSec} s streaming soak @c=32: floor after GC, first -> last third, MB`,
       direct: '-',
+      floor: '-',
       gateway: `${mb(g.soakStartFloorMb)} -> ${mb(g.soakEndFloorMb)}${g.soakFailures > 0 ? ` (${g.soakFailures} failed)` : ''}`,
       delta: Number.isNaN(change) ? '-' : `${pct(change)} (${g.soakRequests} streams)`,
       peer: '-',
@@ -176,6 +190,7 @@ function rssRows(r: RunResult): Row[] {
       scenario,
       metric: `${g.soakSec} s streaming soak: median of first -> last 5 s, MB`,
       direct: '-',
+      floor: '-',
       gateway: `${mb(g.soakStartMb)} -> ${mb(g.soakEndMb)}`,
       delta: g.soakStartMb > 0 ? pct((g.soakEndMb - g.soakStartMb) / g.soakStartMb) : '-',
       peer: '-',
@@ -185,9 +200,13 @@ function rssRows(r: RunResult): Row[] {
   ];
 }
 
-export function buildRows(r: RunResult, order: Array<{ id: string; measures: Measure[] }>): Row[] {
-  const find: Find = (scenario, target, measure) =>
+export function finder(r: RunResult): Find {
+  return (scenario, target, measure) =>
     r.measurements.find((m) => m.scenario === scenario && m.target === target && m.measure === measure);
+}
+
+export function buildRows(r: RunResult, order: Array<{ id: string; measures: Measure[] }>): Row[] {
+  const find = finder(r);
   const rows: Row[] = [];
   for (const s of order) {
     for (const m of s.measures) {
@@ -199,13 +218,28 @@ export function buildRows(r: RunResult, order: Array<{ id: string; measures: Mea
   return rows;
 }
 
+/** The floor column appears when the run had the floor (bench/floor-proxy.ts). */
 export function renderTable(rows: Row[], peerName: string | null): string {
-  const head = ['scenario', 'metric', 'direct', 'switchyard', 'added / ratio', peerName ?? 'peer', 'target', 'status'];
+  const withFloor = rows.some((r) => r.floor !== '-');
+  const cells = (r: Row) => [
+    r.scenario,
+    r.metric,
+    r.direct,
+    ...(withFloor ? [r.floor] : []),
+    r.gateway,
+    r.delta,
+    r.peer,
+    r.target,
+    r.status,
+  ];
+  const head = ['scenario', 'metric', 'direct', ...(withFloor ? ['floor'] : []), 'switchyard'];
+  head.push('added / ratio', peerName ?? 'peer', 'target', 'status');
+  return markdown(head, rows.map(cells));
+}
+
+export function markdown(head: string[], body: string[][]): string {
   const esc = (s: string) => s.replaceAll('|', '\\|');
   const lines = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
-  for (const r of rows)
-    lines.push(
-      `| ${[r.scenario, r.metric, r.direct, r.gateway, r.delta, r.peer, r.target, r.status].map(esc).join(' | ')} |`,
-    );
+  for (const cells of body) lines.push(`| ${cells.map(esc).join(' | ')} |`);
   return lines.join('\n');
 }

@@ -9,6 +9,7 @@ import { applyLimits } from './feature-load.ts';
 import { pickGenerator } from './load/index.ts';
 import { summarizeFile } from './profile-summary.ts';
 import { buildRows, renderTable } from './report.ts';
+import { buildFloorRows, renderFloorTable } from './report-floor.ts';
 import { RssSampler } from './rss.ts';
 import { SCENARIOS } from './scenarios.ts';
 import { Processes, ROOT } from './stack.ts';
@@ -27,16 +28,26 @@ async function bench(o: BenchOptions): Promise<void> {
   try {
     log(`load generator: ${gen.name}`);
     const fake = await procs.startFake();
+    const floor = o.floor ? await procs.startFloor(fake.url) : null;
     const peer = o.peer ? await procs.startPeer(o.peer, log) : null;
     const gateway = await procs.startGateway({ fakeUrl: fake.url });
     log(
-      `fake ${fake.url} (pid ${fake.proc.pid}), gateway ${gateway.url} (pid ${gateway.proc.pid})${peer ? `, ${peer.name} ${peer.url}` : ''}`,
+      `fake ${fake.url} (pid ${fake.proc.pid}), gateway ${gateway.url} (pid ${gateway.proc.pid})${floor ? `, floor ${floor.url} (pid ${floor.proc.pid})` : ''}${peer ? `, ${peer.name} ${peer.url}` : ''}`,
     );
     const gatewayRss = new RssSampler(gateway.proc.pid);
     const peerRss = peer ? new RssSampler(peer.proc.pid) : null;
     await sleep(1500);
     const idleMb = median(gatewayRss.between(gatewayRss.now() - 1000, Number.POSITIVE_INFINITY));
-    const stack = { fakeUrl: fake.url, fakePid: fake.proc.pid, gateway, peer, gen, gatewayRss, peerRss };
+    const stack = {
+      fakeUrl: fake.url,
+      fakePid: fake.proc.pid,
+      floor: floor ? { url: floor.url, pid: floor.proc.pid } : null,
+      gateway,
+      peer,
+      gen,
+      gatewayRss,
+      peerRss,
+    };
     const suite = await runSuite(stack, o, log);
     const soak = await runSoak(stack, o, idleMb, log);
     gatewayRss.stop();
@@ -44,7 +55,7 @@ async function bench(o: BenchOptions): Promise<void> {
     const result: RunResult = {
       date: new Date().toISOString(),
       machine: { cores: cpus().length, node: process.version, cpu: cpus()[0]?.model ?? 'unknown', loadgen: gen.name },
-      options: { durationSec: o.durationSec, warmupSec: o.warmupSec, soakSec: o.soakSec, peer: o.peer },
+      options: { durationSec: o.durationSec, warmupSec: o.warmupSec, soakSec: o.soakSec, peer: o.peer, floor: o.floor },
       peer: peer ? { name: peer.name, version: peer.version } : null,
       measurements: suite.measurements,
       rss: {
@@ -53,13 +64,14 @@ async function bench(o: BenchOptions): Promise<void> {
         gatewayTimeline: gatewayRss.samples.map((x): [number, number] => [x.t, Math.round(x.mb * 10) / 10]),
       },
     };
-    const table = renderTable(
-      buildRows(
-        result,
-        SCENARIOS.filter((s) => o.only.length === 0 || o.only.includes(s.id)),
-      ),
-      peer?.name ?? null,
-    );
+    const chosen = SCENARIOS.filter((s) => o.only.length === 0 || o.only.includes(s.id));
+    const floorRows = buildFloorRows(result, chosen);
+    const table = [
+      renderTable(buildRows(result, chosen), peer?.name ?? null),
+      ...(floorRows.length > 0
+        ? ['', 'Against the floor (bench/floor-proxy.ts, issue 32):', '', renderFloorTable(floorRows)]
+        : []),
+    ].join('\n');
     await writeResults(result, table);
     process.stdout.write(`\n${table}\n\n`);
     log(`done in ${((Date.now() - started) / 1000).toFixed(0)} s; results in bench/results/latest.{json,md}`);

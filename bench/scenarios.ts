@@ -1,9 +1,10 @@
 // The scenarios of issue 7: each pairs a direct-to-fake request with the same work sent through
-// the gateway (and, for 1-2, through the peer), so results are differences and ratios.
+// the gateway (and, for 1-2, through the peer), so results are differences and ratios. The floor
+// (issue 32) is sent the direct request at its own origin and relays it to the fake unchanged.
 import { ADMIN_KEY } from './gateway.ts';
 import type { RequestSpec } from './load/types.ts';
 
-export type Target = 'direct' | 'gateway' | 'peer';
+export type Target = 'direct' | 'floor' | 'gateway' | 'peer';
 /** c1: latency at one connection; c32: throughput; ttfb: time to first body byte at one connection. */
 export type Measure = 'c1' | 'c32' | 'ttfb';
 
@@ -45,7 +46,8 @@ export const SCENARIOS: Scenario[] = [
   {
     id: 'passthrough-stream',
     title: '2. pass-through chat, stream (20 chunks)',
-    measures: ['ttfb', 'c32'],
+    // c1 times the whole stream, which issue 32 compares with the floor as well as the first byte
+    measures: ['c1', 'ttfb', 'c32'],
     peer: true,
     direct: (f) => spec(`${f}/openai/v1/chat/completions`, openaiKey, chat('gpt-4o-mini-chunks-20', true)),
     gateway: (g) => spec(`${g}/alpha/v1/chat/completions`, gw, chat('openai/gpt-4o-mini-chunks-20', true)),

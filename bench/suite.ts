@@ -1,6 +1,6 @@
-// Runs every scenario against direct, gateway and (optionally) peer targets back to back, then the
-// streaming soak, and returns the raw measurements. Order within a measure is direct, gateway,
-// peer, so the three share the machine's state as closely as a noisy box allows.
+// Runs every scenario against direct, floor, gateway and (optionally) peer targets back to back,
+// then the streaming soak, and returns the raw measurements. Order within a measure is direct,
+// floor, gateway, peer, so they share the machine's state as closely as a noisy box allows.
 import { cpuMs } from './cpu.ts';
 import type { Gateway } from './gateway.ts';
 import type { LoadGenerator, LoadResult, RequestSpec } from './load/types.ts';
@@ -15,6 +15,8 @@ export interface Stack {
   fakeUrl: string;
   /** The fake's CPU per request on direct runs is the cost of one plain Node HTTP hop, for scale. */
   fakePid?: number;
+  /** The bare proxy of issue 32 (bench/floor-proxy.ts), or null with --no-floor. */
+  floor: { url: string; pid: number } | null;
   gateway: Gateway;
   peer: Peer | null;
   gen: LoadGenerator;
@@ -38,10 +40,10 @@ export interface SuiteResult {
 const C32 = 32;
 
 function targetsOf(s: Scenario, stack: Stack): Array<[Target, RequestSpec]> {
-  const out: Array<[Target, RequestSpec]> = [
-    ['direct', s.direct(stack.fakeUrl)],
-    ['gateway', s.gateway(stack.gateway.url)],
-  ];
+  const out: Array<[Target, RequestSpec]> = [['direct', s.direct(stack.fakeUrl)]];
+  // the floor forwards whatever path it is sent to the fake, so the direct request is its request
+  if (stack.floor) out.push(['floor', s.direct(stack.floor.url)]);
+  out.push(['gateway', s.gateway(stack.gateway.url)]);
   if (stack.peer && s.peer && s.peerSpec)
     out.push(['peer', s.peerSpec(stack.peer.url, stack.peer.headers(stack.fakeUrl))]);
   return out;
@@ -107,7 +109,7 @@ export async function runSuite(stack: Stack, o: SuiteOptions, log: (s: string) =
     for (const [t, spec] of targets) await loadC32(t, spec, o.warmupSec);
     for (const m of s.measures) {
       for (const [t, spec] of targets) {
-        const pid = t === 'gateway' ? stack.gateway.proc.pid : t === 'peer' ? stack.peer?.proc.pid : stack.fakePid;
+        const pid = pidOf(t, stack);
         const cpuBefore = pid === undefined ? undefined : cpuMs(pid);
         let rec: Measurement;
         if (m === 'ttfb') {
@@ -128,6 +130,14 @@ export async function runSuite(stack: Stack, o: SuiteOptions, log: (s: string) =
     }
   }
   return { measurements, gatewayPeakC32Mb: gatewayPeak, peerPeakC32Mb: stack.peer ? peerPeak : null };
+}
+
+/** The process whose CPU a run of this target is charged: the fake's on direct runs. */
+function pidOf(t: Target, stack: Stack): number | undefined {
+  if (t === 'gateway') return stack.gateway.proc.pid;
+  if (t === 'peer') return stack.peer?.proc.pid;
+  if (t === 'floor') return stack.floor?.pid;
+  return stack.fakePid;
 }
 
 function pick(r: { p50Ms: number; p99Ms: number }) {

@@ -12,7 +12,7 @@ export interface Measurement {
   p99Ms: number;
   /** Responses >= 400 plus socket errors. */
   failures: number;
-  /** CPU time the serving process (gateway, peer, or the fake for direct runs) spent per request. */
+  /** CPU time the serving process (gateway, floor, peer, or the fake for direct runs) spent per request. */
   cpuUsPerReq?: number;
   /** Highest RSS of the gateway or peer during this run (c32 runs). */
   rssPeakMb?: number;
@@ -36,7 +36,8 @@ export interface RssFigures {
 export interface RunResult {
   date: string;
   machine: { cores: number; node: string; cpu: string; loadgen: string };
-  options: { durationSec: number; warmupSec: number; soakSec: number; peer: string | null };
+  /** floor: whether the bare proxy ran (absent in results written before issue 32). */
+  options: { durationSec: number; warmupSec: number; soakSec: number; peer: string | null; floor?: boolean };
   peer: { name: string; version: string } | null;
   measurements: Measurement[];
   rss: {

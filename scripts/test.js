@@ -1,12 +1,12 @@
 #!/usr/bin/env node
-// Runs every *.test.ts under src/, tools/, test/ with node's built-in runner (through tsx).
+// Runs every *.test.ts under src/, tools/, test/, bench/ with node's built-in runner (through tsx).
 // Extra arguments are passed as file filters: `npm test -- providers` runs files whose path contains "providers".
 // Files named *.serial.test.ts run last, one at a time (see below).
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-const roots = ['src', 'tools', 'test'];
+const roots = ['src', 'tools', 'test', 'bench'];
 const files = [];
 function walk(dir) {
   for (const name of readdirSync(dir)) {
