@@ -6,6 +6,7 @@ import type { DestinationStream } from 'pino';
 import './http/augment.ts';
 import { createBatches } from './batch-wiring.ts';
 import { type Config, loadConfig } from './config.ts';
+import { registerAuditExport } from './http/audit-export.ts';
 import { registerAuth } from './http/auth.ts';
 import { batchRoutes } from './http/batch-routes.ts';
 import { registerBodyBudget } from './http/body-budget.ts';
@@ -115,6 +116,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   });
   registerOperationRoutes(app, OPERATIONS);
   registerLogExport(app);
+  registerAuditExport(app);
   registerMcpRoutes(app, OPERATIONS);
   const inFlight = new InFlight();
   app.decorate('inFlight', inFlight);

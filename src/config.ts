@@ -52,6 +52,8 @@ export interface Config {
   logRetentionDays: number;
   /** Request and response bodies of log rows older than this many days are emptied. */
   logBodyRetentionDays: number;
+  /** Audit log entries older than this many days are deleted; null keeps them (the default). */
+  auditRetentionDays: number | null;
   /**
    * Refuse private and loopback destinations too (link-local and metadata always are), for webhook
    * URLs and provider base URLs alike (SWITCHYARD_DENY_PRIVATE_ADDRESSES).
@@ -205,6 +207,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     logBodyRetentionDays:
       overrides.logBodyRetentionDays ??
       parseDays(nonEmpty(env.SWITCHYARD_LOG_BODY_RETENTION_DAYS), 'SWITCHYARD_LOG_BODY_RETENTION_DAYS', 7),
+    auditRetentionDays:
+      overrides.auditRetentionDays !== undefined
+        ? overrides.auditRetentionDays
+        : nonEmpty(env.SWITCHYARD_AUDIT_RETENTION_DAYS) === null
+          ? null
+          : parseDays(nonEmpty(env.SWITCHYARD_AUDIT_RETENTION_DAYS), 'SWITCHYARD_AUDIT_RETENTION_DAYS', 0),
     webhookDenyPrivate:
       overrides.webhookDenyPrivate ??
       // The older name, from when only webhooks were held to the policy, still works.

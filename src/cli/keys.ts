@@ -1,10 +1,11 @@
-// `switchyard keys create|list|revoke`: works offline against an existing store (no server needed).
+// `switchyard keys create|list|revoke|rotate`: works offline against an existing store (no server needed).
 // The store publishes each change on the cluster's change bus; a running gateway that does not share
 // that bus (embedded mode: the bus is in-process) sees it through its periodic poll, within the
 // refresh interval.
 import { createChangeBus } from '../cluster/index.ts';
 import { loadConfig } from '../config.ts';
 import { displayPrefix, generateApiKey, hashApiKey } from '../crypto/api-keys.ts';
+import { recordCliAudit } from '../manage/audit.ts';
 import { openStore, type Stores } from '../store/index.ts';
 import { newId } from '../util/ids.ts';
 import { createLogger } from '../util/logger.ts';
@@ -30,8 +31,43 @@ async function withStore(run: (stores: Stores, orgId: string) => Promise<number>
   }
 }
 
-export function keysCreate(opts: { project?: string; name?: string }): Promise<number> {
+export interface KeyCreateOptions {
+  project?: string;
+  name?: string;
+  /** Comma-separated patterns. */
+  allowedModels?: string;
+  expiresAt?: string;
+  /** `name=value`, repeatable. */
+  metadata?: string[];
+}
+
+/** The options as the store takes them, or the message to exit with (same bounds as the API). */
+function keyControls(opts: KeyCreateOptions) {
+  const allowedModels = opts.allowedModels
+    ?.split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
+  if (allowedModels !== undefined && (allowedModels.length === 0 || allowedModels.length > 50))
+    return '--allowed-models takes 1 to 50 comma-separated patterns';
+  const expiresMs = opts.expiresAt === undefined ? undefined : Date.parse(opts.expiresAt);
+  if (expiresMs !== undefined && Number.isNaN(expiresMs)) return '--expires-at must be an ISO-8601 timestamp';
+  const pairs = (opts.metadata ?? []).map((m) => [m.slice(0, m.indexOf('=')), m.slice(m.indexOf('=') + 1)]);
+  if (pairs.length > 16 || pairs.some(([k]) => k === '' || k.length > 64))
+    return '--metadata takes at most 16 name=value pairs';
+  return {
+    allowedModels: allowedModels ?? null,
+    expiresAt: expiresMs === undefined ? null : new Date(expiresMs).toISOString(),
+    metadata: pairs.length > 0 ? Object.fromEntries(pairs) : null,
+  };
+}
+
+export function keysCreate(opts: KeyCreateOptions): Promise<number> {
   return withStore(async (stores, orgId) => {
+    const controls = keyControls(opts);
+    if (typeof controls === 'string') {
+      process.stderr.write(`${controls}\n`);
+      return 2;
+    }
     const projectId = opts.project ?? null;
     if (projectId !== null) {
       const p = await stores.projects.get(orgId, projectId);
@@ -48,7 +84,10 @@ export function keysCreate(opts: { project?: string; name?: string }): Promise<n
       name: opts.name ?? (projectId ? 'project key' : 'org key'),
       keyHash: hashApiKey(plaintext),
       prefix: displayPrefix(plaintext),
+      ...controls,
     });
+    const change = { action: 'api_key.create', resourceType: 'api_key', resourceId: k.id, before: null, after: k };
+    await recordCliAudit(stores, orgId, change);
     process.stdout.write(`${k.id}\t${projectId ?? 'org-wide'}\t${k.name}\n${plaintext}\n`);
     return 0;
   });
@@ -73,12 +112,40 @@ export function keysList(): Promise<number> {
 
 export function keysRevoke(id: string): Promise<number> {
   return withStore(async (stores, orgId) => {
+    const before = (await stores.orgKeys.getKey(orgId, id)) ?? null;
     const k = await stores.orgKeys.revokeKey(orgId, id);
     if (!k) {
       process.stderr.write(`no API key '${id}'\n`);
       return 1;
     }
+    const change = { action: 'api_key.revoke', resourceType: 'api_key', resourceId: k.id, before, after: k };
+    await recordCliAudit(stores, orgId, change);
     process.stdout.write(`revoked ${k.id} at ${k.revokedAt}\n`);
+    return 0;
+  });
+}
+
+export function keysRotate(id: string, opts: { gracePeriod?: string }): Promise<number> {
+  return withStore(async (stores, orgId) => {
+    const grace = Number(opts.gracePeriod ?? '0');
+    if (!Number.isInteger(grace) || grace < 0 || grace > 604_800) {
+      process.stderr.write('--grace-period takes whole seconds from 0 to 604800\n');
+      return 2;
+    }
+    const before = (await stores.orgKeys.getKey(orgId, id)) ?? null;
+    const plaintext = generateApiKey();
+    const k = await stores.orgKeys.rotateKey(orgId, id, {
+      keyHash: hashApiKey(plaintext),
+      prefix: displayPrefix(plaintext),
+      previousExpiresAt: grace > 0 ? new Date(Date.now() + grace * 1000).toISOString() : null,
+    });
+    if (!k) {
+      process.stderr.write(`no active API key '${id}'\n`);
+      return 1;
+    }
+    const change = { action: 'api_key.rotate', resourceType: 'api_key', resourceId: k.id, before, after: k };
+    await recordCliAudit(stores, orgId, change);
+    process.stdout.write(`${k.id}\told key works until ${k.previousKeyExpiresAt ?? 'now (no grace)'}\n${plaintext}\n`);
     return 0;
   });
 }

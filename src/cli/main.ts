@@ -66,7 +66,13 @@ A flag given here wins over its environment variable.`,
     .description('create an API key and print its plaintext once')
     .option('--project <project_id>', 'scope the key to one project (default: org-wide)')
     .option('--name <name>', 'a label for the key')
-    .action(async (opts: { project?: string; name?: string }) =>
+    .option('--allowed-models <patterns>', 'comma-separated model globs and @slug patterns (default: every model)')
+    .option('--expires-at <timestamp>', 'ISO-8601; after it the key gets 401 api_key_expired')
+    .option('--metadata <name=value>', 'a metadata pair (repeat, at most 16)', (v: string, acc: string[] = []) => [
+      ...acc,
+      v,
+    ])
+    .action(async (opts: import('./keys.ts').KeyCreateOptions) =>
       done(await (await import('./keys.ts')).keysCreate(opts)),
     );
   keys
@@ -78,6 +84,14 @@ A flag given here wins over its environment variable.`,
     .description('revoke an API key; a running gateway refuses it within a second')
     .argument('<key_id>', 'the key to revoke (key_...)')
     .action(async (id: string) => done(await (await import('./keys.ts')).keysRevoke(id)));
+  keys
+    .command('rotate')
+    .description('print a new plaintext for a key once; the old one works for the grace period')
+    .argument('<key_id>', 'the key to rotate (key_...)')
+    .option('--grace-period <seconds>', 'how long the old plaintext keeps working (0-604800)', '0')
+    .action(async (id: string, opts: { gracePeriod?: string }) =>
+      done(await (await import('./keys.ts')).keysRotate(id, opts)),
+    );
 
   program
     .command('openapi')

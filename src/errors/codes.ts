@@ -140,6 +140,18 @@ export const ERROR_CODES = {
     beta: 'authentication_error',
     message: 'Invalid API key',
   },
+  api_key_expired: {
+    status: 401,
+    alpha: 'authentication_error',
+    beta: 'authentication_error',
+    message: "API key '{key_id}' has expired",
+  },
+  model_not_allowed: {
+    status: 403,
+    alpha: 'permission_error',
+    beta: 'permission_error',
+    message: "This API key may not call model '{model}'",
+  },
   insufficient_scope: {
     status: 403,
     alpha: 'permission_error',

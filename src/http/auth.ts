@@ -1,8 +1,9 @@
 // The API-key gate in front of every proxy and management route. The common case (a key already
 // in memory) completes synchronously, with no promise and no database call.
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import { GatewayError } from '../errors/gateway-error.ts';
 import type { Principal, PrincipalMirror } from '../live/principals.ts';
-import { sendCode } from './errors.ts';
+import { sendCode, sendError } from './errors.ts';
 
 const PROTECTED = ['/alpha/', '/beta/', '/manage/'];
 
@@ -46,6 +47,17 @@ export function missingKeyMessage(headers: FastifyRequest['headers']): string {
   return 'The Authorization header holds more than "Bearer <key>": send exactly one key after "Bearer "';
 }
 
+/** Why a known key may not be used at `now` (expired, or a rotated-out plaintext past its grace). */
+export function keyRefusal(p: Principal, now: number): GatewayError | undefined {
+  if (p.graceEndsMs != null && now >= p.graceEndsMs)
+    return new GatewayError('invalid_api_key', {
+      message: 'This API key was rotated and its grace period has ended; use the new key',
+    });
+  if (p.expiresAtMs != null && now >= p.expiresAtMs)
+    return new GatewayError('api_key_expired', { vars: { key_id: p.keyId } });
+  return undefined;
+}
+
 export function registerAuth(app: FastifyInstance, principals: PrincipalMirror): void {
   app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
     // Both the matched route and the raw path are checked: unknown paths under a protected prefix
@@ -66,6 +78,13 @@ export function registerAuth(app: FastifyInstance, principals: PrincipalMirror):
         reject(reply, 'Invalid API key');
         return;
       }
+      const now = Date.now();
+      const refusal = keyRefusal(p, now);
+      if (refusal) {
+        sendError(reply, refusal);
+        return;
+      }
+      principals.noteUse(p, now);
       request.principal = p;
       done();
     };

@@ -20,7 +20,8 @@ export function registerMcpRoutes(app: FastifyInstance, operations: readonly Ope
   app.post('/mcp', async (request, reply) => {
     loaded ??= loadMcp();
     const [{ buildMcpServer }, { StreamableHTTPServerTransport }] = await loaded;
-    const server = buildMcpServer(app.svc, operations, request.principal, () => request.svcId);
+    const origin = { ip: request.ip, userAgent: request.headers['user-agent'] ?? null };
+    const server = buildMcpServer(app.svc, operations, request.principal, () => request.svcId, origin);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     reply.raw.on('close', () => {
       void transport.close();

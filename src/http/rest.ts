@@ -1,5 +1,6 @@
 // Turns the operation list into fastify routes with schema validation.
 import type { FastifyInstance } from 'fastify';
+import { runOperation } from '../manage/audit.ts';
 import type { Operation } from '../manage/operation.ts';
 
 /** `/manage/v1/projects/{project_id}` -> `/manage/v1/projects/:project_id` */
@@ -25,14 +26,16 @@ export function registerOperationRoutes(app: FastifyInstance, operations: readon
           }
         : undefined,
       handler: async (request, reply) => {
-        const result = await op.handler({
+        const ctx = {
           svc: app.svc,
           principal: request.principal,
           requestId: request.svcId,
           params: request.params ?? {},
           query: request.query ?? {},
           body: hasBody ? request.body : {},
-        });
+        };
+        const origin = { ip: request.ip, userAgent: request.headers['user-agent'] ?? null };
+        const result = await runOperation(operations, op, ctx, origin);
         return reply.code(op.status).send(result);
       },
     });

@@ -4,6 +4,7 @@
 import type { BudgetCheck, RateCheck, RateLimits } from '../ports/counters.ts';
 import type { BudgetRecord } from '../store/budgets.ts';
 import { isRecord } from '../util/json.ts';
+import { modelMatches } from '../util/model-patterns.ts';
 import { type PeriodBounds, periodBounds } from './periods.ts';
 
 const parsedLimits = new WeakMap<object, RateLimits | null>();
@@ -58,31 +59,7 @@ export function rateChecks(id: CallIdentity, src: RateSources): RateCheck[] {
   return out;
 }
 
-const compiled = new WeakMap<readonly string[], RegExp[]>();
-
-function globs(patterns: readonly string[]): RegExp[] {
-  let res = compiled.get(patterns);
-  if (!res) {
-    res = patterns.map(
-      (p) =>
-        new RegExp(
-          `^${p
-            .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-            .replace(/\*/g, '.*')
-            .replace(/\?/g, '.')}$`,
-        ),
-    );
-    compiled.set(patterns, res);
-  }
-  return res;
-}
-
-/** `gpt-4o*` matches `gpt-4o-mini` and `openai/gpt-4o-mini`; `@support*` matches config slugs. */
-export function modelMatches(patterns: readonly string[] | null, model: string): boolean {
-  if (patterns === null || patterns.length === 0) return true;
-  const bare = model.startsWith('@') ? model : model.slice(model.indexOf('/') + 1);
-  return globs(patterns).some((re) => re.test(model) || re.test(bare));
-}
+export { modelMatches };
 
 // Shared answers for the common cases, so that a call allocates no array for them.
 const ONE: readonly string[] = Object.freeze(['']);

@@ -1,12 +1,15 @@
 // API key hash -> principal, served from memory. An unknown hash costs one store read; the answer
 // (found or not) is remembered, so a steady stream of requests never awaits the database. Kept
-// current by `api_key` change events (create, update, revoke, project deletion) and the periodic poll.
+// current by `api_key` change events (create, update, rotate, revoke, project deletion) and the
+// periodic poll. A rotated key is known under both hashes until its grace period ends; the old one
+// carries the end, so every instance refuses it at the same instant without another event.
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { hashApiKey } from '../crypto/api-keys.ts';
 import type { ChangeBus } from '../ports/change-bus.ts';
 import type { RateLimits } from '../ports/counters.ts';
 import type { ApiKeyAuthRow, OrgKeyStore } from '../store/org-keys.ts';
+import { type CompiledPatterns, compileModelPatterns } from '../util/model-patterns.ts';
 import { connectFeed, type Feed, Freshness } from './feed.ts';
 
 export interface Principal {
@@ -16,17 +19,40 @@ export interface Principal {
   keyId: string;
   /** The key's own rate limits (null for none); the row's object, shared, so reading it allocates nothing. */
   rateLimits: RateLimits | null;
+  /**
+   * The key's allowed models, compiled when the key was loaded so the per-call check only runs the
+   * regexes; null or absent for every model (principals rebuilt by background jobs carry none).
+   */
+  modelAllow?: CompiledPatterns | null;
+  /** Epoch ms after which the key answers `api_key_expired`; null or absent for never. */
+  expiresAtMs?: number | null;
+  /** Set on a rotated-out plaintext: epoch ms when its grace period ends. */
+  graceEndsMs?: number | null;
 }
 
 /** What the mirror reads from the key store. */
-export type PrincipalSource = Pick<OrgKeyStore, 'findByHash' | 'findAuthRow' | 'changedSince'>;
+export type PrincipalSource = Pick<OrgKeyStore, 'findByHash' | 'findAuthRow' | 'changedSince'> &
+  Partial<Pick<OrgKeyStore, 'touchKeys'>>;
 
 const NEGATIVE_TTL_MS = 2000;
+/** last_used_at is a coarse signal: one write per key per minute at most, batched by a timer. */
+export const LAST_USED_RESOLUTION_MS = 60_000;
+const USAGE_FLUSH_MS = 10_000;
+
+const msOf = (iso: string | null): number | null => {
+  if (iso === null) return null;
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) ? null : ms;
+};
 
 export class PrincipalMirror {
   readonly #store: PrincipalSource;
   readonly #known = new Map<string, Principal>();
-  readonly #hashById = new Map<string, string>();
+  /** Current hash first, then the rotated-out one while the row still names it. */
+  readonly #hashesById = new Map<string, string[]>();
+  readonly #usedMark = new Map<string, number>();
+  #usedPending = new Map<string, string>();
+  #usageTimer: NodeJS.Timeout | undefined;
   readonly #unknown = new LRUCache<string, true>({ max: 50_000, ttl: NEGATIVE_TTL_MS });
   readonly #pending = new Map<string, Promise<Principal | undefined>>();
   readonly #freshness = new Freshness();
@@ -48,6 +74,10 @@ export class PrincipalMirror {
       logger,
       intervalMs,
     );
+    if (store.touchKeys) {
+      this.#usageTimer = setInterval(() => void this.flushUsage().catch(() => {}), USAGE_FLUSH_MS);
+      this.#usageTimer.unref();
+    }
   }
 
   /** Sync when the hash is cached (the steady state); a promise only for a never-seen key. */
@@ -76,27 +106,59 @@ export class PrincipalMirror {
   #apply(row: ApiKeyAuthRow, ticket: number): void {
     if (!this.#freshness.admit(row.id, row.updatedAt, row.revokedAt !== null, ticket)) return;
     if (row.revokedAt !== null) {
-      this.#known.delete(row.keyHash);
-      this.#hashById.delete(row.id);
+      this.#drop(row.id);
       this.#unknown.set(row.keyHash, true);
+      if (row.previousKeyHash !== null) this.#unknown.set(row.previousKeyHash, true);
       return;
     }
-    this.#unknown.delete(row.keyHash);
-    this.#known.set(row.keyHash, {
+    this.#forget(row.id);
+    const current: Principal = {
       orgId: row.orgId,
       projectId: row.projectId,
       keyId: row.id,
       rateLimits: row.rateLimits,
-    });
-    this.#hashById.set(row.id, row.keyHash);
+      modelAllow: row.allowedModels === null ? null : compileModelPatterns(row.allowedModels),
+      expiresAtMs: msOf(row.expiresAt),
+      graceEndsMs: null,
+    };
+    const hashes = [row.keyHash];
+    this.#known.set(row.keyHash, current);
+    this.#unknown.delete(row.keyHash);
+    if (row.previousKeyHash !== null) {
+      // A missing end would mean forever; a malformed row ends the grace now instead.
+      this.#known.set(row.previousKeyHash, { ...current, graceEndsMs: msOf(row.previousKeyExpiresAt) ?? 0 });
+      this.#unknown.delete(row.previousKeyHash);
+      hashes.push(row.previousKeyHash);
+    }
+    this.#hashesById.set(row.id, hashes);
+  }
+
+  /** Unmaps the key's hashes (a rotation may have replaced them) without refusing them outright. */
+  #forget(keyId: string): string[] {
+    const hashes = this.#hashesById.get(keyId) ?? [];
+    for (const h of hashes) this.#known.delete(h);
+    this.#hashesById.delete(keyId);
+    return hashes;
   }
 
   #drop(keyId: string): void {
-    const hash = this.#hashById.get(keyId);
-    if (hash === undefined) return;
-    this.#known.delete(hash);
-    this.#hashById.delete(keyId);
-    this.#unknown.set(hash, true);
+    for (const h of this.#forget(keyId)) this.#unknown.set(h, true);
+  }
+
+  /** Called per authenticated call; a map lookup unless the key's minute mark has passed. */
+  noteUse(p: Principal, now: number): void {
+    const mark = this.#usedMark.get(p.keyId);
+    if (mark !== undefined && now - mark < LAST_USED_RESOLUTION_MS) return;
+    this.#usedMark.set(p.keyId, now);
+    this.#usedPending.set(p.keyId, new Date(now).toISOString());
+  }
+
+  /** Writes the pending last-used times (the timer calls it; tests call it to avoid waiting). */
+  async flushUsage(): Promise<void> {
+    if (this.#usedPending.size === 0 || !this.#store.touchKeys) return;
+    const batch = this.#usedPending;
+    this.#usedPending = new Map();
+    await this.#store.touchKeys(batch);
   }
 
   /** Polls the store now instead of waiting for the timer. */
@@ -106,5 +168,6 @@ export class PrincipalMirror {
 
   stop(): void {
     this.#feed.stop();
+    clearInterval(this.#usageTimer);
   }
 }

@@ -1,67 +1,31 @@
 // Gateway API keys: create (plaintext returned once), list (never the plaintext), update (name, rate
-// limits), revoke. The store publishes each change; the principal mirror has it before the response
-// is sent, so a new limit applies to the key's next call.
+// limits, allowed models, expiry, metadata), revoke; rotation and /me live in api-key-rotation.ts.
+// The store publishes each change; the principal mirror has it before the response is sent, so a
+// new limit applies to the key's next call.
 import { Type } from '@sinclair/typebox';
 import { displayPrefix, generateApiKey, hashApiKey } from '../crypto/api-keys.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
-import type { RateLimits } from '../ports/counters.ts';
-import type { ApiKeyRecord } from '../store/org-keys.ts';
 import { newId } from '../util/ids.ts';
 import { notFound, requireOrgKey } from './access.ts';
+import { getMe, rotateApiKey } from './api-key-rotation.ts';
+import {
+  ApiKey,
+  CreatedApiKey,
+  controlFields,
+  KeyIdParams,
+  KeyName,
+  keyControlsInput,
+  keyView,
+  RateLimitsSchema,
+  rateLimitsInput,
+} from './api-key-schemas.ts';
 import { decodeCursor, toPage } from './cursor.ts';
 import { defineOperation, type Operation } from './operation.ts';
-import { Nullable, PageQuery, pageOf, Timestamp } from './schemas.ts';
+import { Nullable, PageQuery, pageOf } from './schemas.ts';
 
 const TAG = 'api-keys';
 
-const RateValue = (description: string) => Type.Integer({ minimum: 1, maximum: 10_000_000, description });
-
-/** `{rpm, tpm, concurrency}`, each optional; shared by API keys and project settings. */
-export const RateLimitsSchema = Type.Object(
-  {
-    rpm: Type.Optional(RateValue('Requests per minute')),
-    tpm: Type.Optional(RateValue('Tokens per minute (input estimate plus max_tokens, corrected after the call)')),
-    concurrency: Type.Optional(RateValue('Requests in flight at once; a stream counts until it ends')),
-  },
-  { additionalProperties: false },
-);
-
-/** Input as stored: `{}` limits nothing, so it is stored as null like an explicit null. */
-export function rateLimitsInput(v: RateLimits | null): RateLimits | null {
-  return v !== null && Object.keys(v).length > 0 ? v : null;
-}
-
-const KeyIdParams = Type.Object({ key_id: Type.String({ minLength: 1, maxLength: 100 }) });
-const KeyName = Type.String({ minLength: 1, maxLength: 200 });
-
-const ApiKey = Type.Object({
-  id: Type.String(),
-  object: Type.Literal('api_key'),
-  name: Type.String(),
-  project_id: Nullable(Type.String({ description: 'Null for org-wide keys' })),
-  prefix: Type.String({ description: 'First characters of the key, for recognising it' }),
-  rate_limits: Nullable(RateLimitsSchema),
-  created_at: Timestamp,
-  revoked_at: Nullable(Timestamp),
-});
-
-const CreatedApiKey = Type.Object({
-  ...ApiKey.properties,
-  key: Type.String({ description: 'The plaintext key. Returned only in this response.' }),
-});
-
-function keyView(k: ApiKeyRecord) {
-  return {
-    id: k.id,
-    object: 'api_key' as const,
-    name: k.name,
-    project_id: k.projectId,
-    prefix: k.prefix,
-    rate_limits: k.rateLimits,
-    created_at: k.createdAt,
-    revoked_at: k.revokedAt,
-  };
-}
+export { RateLimitsSchema, rateLimitsInput };
 
 const listApiKeys = defineOperation({
   name: 'list_api_keys',
@@ -106,6 +70,7 @@ const createApiKey = defineOperation({
         name: Type.Optional(KeyName),
         project_id: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 100 }))),
         rate_limits: Type.Optional(Nullable(RateLimitsSchema)),
+        ...controlFields,
       },
       { additionalProperties: false },
     ),
@@ -132,6 +97,7 @@ const createApiKey = defineOperation({
       keyHash: hashApiKey(plaintext),
       prefix: displayPrefix(plaintext),
       rateLimits: rateLimitsInput(body.rate_limits ?? null),
+      ...keyControlsInput(body),
     });
     return { ...keyView(record), key: plaintext };
   },
@@ -142,11 +108,12 @@ const updateApiKey = defineOperation({
   method: 'PATCH',
   path: '/manage/v1/api-keys/{key_id}',
   tag: TAG,
-  summary: "Rename an API key or set its rate limits (null removes them); applies to the key's next call",
+  summary:
+    "Rename an API key or set its rate limits, allowed models, expiry or metadata (null removes one); applies to the key's next call",
   input: {
     params: KeyIdParams,
     body: Type.Object(
-      { name: Type.Optional(KeyName), rate_limits: Type.Optional(Nullable(RateLimitsSchema)) },
+      { name: Type.Optional(KeyName), rate_limits: Type.Optional(Nullable(RateLimitsSchema)), ...controlFields },
       { additionalProperties: false },
     ),
   },
@@ -156,6 +123,7 @@ const updateApiKey = defineOperation({
     const record = await svc.stores.orgKeys.updateKey(orgId, params.key_id, {
       name: body.name,
       rateLimits: body.rate_limits === undefined ? undefined : rateLimitsInput(body.rate_limits),
+      ...keyControlsInput(body),
     });
     if (!record) throw notFound('API key', params.key_id);
     return keyView(record);
@@ -178,5 +146,12 @@ const revokeApiKey = defineOperation({
   },
 });
 
-// update_api_key came after the first three; tool lists keep earlier operations in their places.
-export const apiKeyOperations: Operation[] = [listApiKeys, createApiKey, revokeApiKey, updateApiKey];
+// Later operations are appended; tool lists keep earlier operations in their places.
+export const apiKeyOperations: Operation[] = [
+  listApiKeys,
+  createApiKey,
+  revokeApiKey,
+  updateApiKey,
+  rotateApiKey,
+  getMe,
+];

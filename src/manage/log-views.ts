@@ -3,6 +3,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { computeCost } from '../providers/catalog/cost.ts';
 import { canonicalVendor } from '../providers/registry.ts';
+import type { ApiKeyRecord } from '../store/org-keys.ts';
 import type { RequestLogRow } from '../store/request-logs.ts';
 import { Nullable, Timestamp } from './schemas.ts';
 
@@ -61,6 +62,17 @@ export const LogRecord = Type.Composite([
   LogSummary,
   Type.Object({
     api_key_id: Nullable(Type.String()),
+    api_key: Nullable(
+      Type.Object(
+        {
+          id: Type.String(),
+          name: Type.String(),
+          prefix: Type.String(),
+          metadata: Nullable(Type.Record(Type.String(), Type.String())),
+        },
+        { description: 'The key as it is now (renamed or re-tagged since the call: the current values)' },
+      ),
+    ),
     credential_id: Nullable(Type.String()),
     cache_read_tokens: Type.Integer(),
     cache_write_tokens: Type.Integer(),
@@ -152,10 +164,11 @@ function costBreakdown(r: RequestLogRow) {
   };
 }
 
-export function logRecord(r: RequestLogRow): Static<typeof LogRecord> {
+export function logRecord(r: RequestLogRow, key?: ApiKeyRecord): Static<typeof LogRecord> {
   return {
     ...logSummary(r),
     api_key_id: r.apiKeyId,
+    api_key: key ? { id: key.id, name: key.name, prefix: key.prefix, metadata: key.metadata } : null,
     credential_id: r.credentialId,
     cache_read_tokens: r.cacheReadTokens,
     cache_write_tokens: r.cacheCreationTokens,

@@ -129,7 +129,9 @@ const getLog = defineOperation({
   input: { params: RequestIdParams },
   output: LogRecord,
   async handler({ svc, principal, params }) {
-    return logRecord(await readableLog(svc, principal, params.request_id));
+    const row = await readableLog(svc, principal, params.request_id);
+    const key = row.apiKeyId === null ? undefined : await svc.stores.orgKeys.getKey(principal.orgId, row.apiKeyId);
+    return logRecord(row, key);
   },
 });
 

@@ -6,6 +6,7 @@ import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } fr
 import type { ValidateFunction } from 'ajv';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { Principal } from '../live/principals.ts';
+import { type RequestOrigin, runOperation } from './audit.ts';
 import { toolDocs, toolInputSchema } from './openapi.ts';
 import type { Operation } from './operation.ts';
 import type { Services } from './services.ts';
@@ -52,6 +53,7 @@ export function buildMcpServer(
   operations: readonly Operation[],
   principal: Principal,
   requestId: () => string,
+  origin: RequestOrigin = { ip: null, userAgent: 'switchyard mcp (stdio)' },
 ): Server {
   const { tools, docs } = catalogFor(operations);
   const server = new Server({ name: 'switchyard', version: '1.0.0' }, { capabilities: { tools: {} } });
@@ -65,14 +67,15 @@ export function buildMcpServer(
     }
     const { op } = tool;
     try {
-      const result = await op.handler({
+      const ctx = {
         svc,
         principal,
         requestId: requestId(),
         params: pick(args, op.input.params),
         query: pick(args, op.input.query),
         body: pick(args, op.input.body),
-      });
+      };
+      const result = await runOperation(operations, op, ctx, origin);
       return {
         content: [{ type: 'text', text: JSON.stringify(result) }],
         structuredContent: result as Record<string, unknown>,

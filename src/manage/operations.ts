@@ -4,6 +4,7 @@
 import { decisionOperations } from './analytics-decisions.ts';
 import { analyticsReportOperations } from './analytics-report.ts';
 import { apiKeyOperations } from './api-keys.ts';
+import { auditLogOperations } from './audit-logs.ts';
 import { budgetOperations } from './budgets.ts';
 import { cacheOperations } from './cache.ts';
 import { logOperations } from './logs.ts';
@@ -26,4 +27,5 @@ export const OPERATIONS: readonly Operation[] = [
   ...webhookDeliveryOperations,
   ...budgetOperations,
   ...cacheOperations,
+  ...auditLogOperations,
 ];

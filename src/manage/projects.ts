@@ -10,7 +10,7 @@ import { DEFAULT_PROJECT_SETTINGS, type ProjectRecord, withDefaultSettings } fro
 import { newId } from '../util/ids.ts';
 import { isRecord } from '../util/json.ts';
 import { notFound, requireOrgKey } from './access.ts';
-import { RateLimitsSchema } from './api-keys.ts';
+import { RateLimitsSchema } from './api-key-schemas.ts';
 import { decodeCursor, toPage } from './cursor.ts';
 import { defineOperation, type Operation } from './operation.ts';
 import { Nullable, PageQuery, pageOf, Timestamp } from './schemas.ts';

@@ -5,10 +5,11 @@ import { echo, GatewayError } from '../errors/gateway-error.ts';
 import type { SvcHeaders } from '../families/shared/svc-headers.ts';
 import type { ResolvedCredential } from '../live/credentials.ts';
 import type { Principal } from '../live/principals.ts';
-import { acceptedModelForms, parseModelRef } from '../providers/registry.ts';
+import { acceptedModelForms, type ModelRef, parseModelRef } from '../providers/registry.ts';
 import { configDryRun, directDryRun } from '../routing/dry-run.ts';
 import type { DryRunEnvelope } from '../routing/trace.ts';
 import type { ActiveConfig, CandidateRef, Decision, RequestFacts } from '../routing/types.ts';
+import { type CompiledPatterns, compiledMatches } from '../util/model-patterns.ts';
 import type { ChatTarget } from './call.ts';
 import { orderCredentials } from './credential-pool.ts';
 import type { LiveState, RoutePlan } from './types.ts';
@@ -39,6 +40,9 @@ export function routeCall(req: RouteRequest, live: LiveState): RoutePlan {
       vars: { model: echo(req.model), accepted: acceptedModelForms(echo(req.model)) },
       param: 'model',
     });
+  const allow = req.principal.modelAllow;
+  if (allow != null && !keyAllows(allow, req.model, ref))
+    throw new GatewayError('model_not_allowed', { vars: { model: echo(req.model) }, param: 'model' });
   if (ref.kind === 'direct') return directPlan(ref.resolved, req, live);
   if (req.hdr.providerKey) throw new GatewayError('provider_key_not_allowed', { param: 'model' });
   const cfg = live.config(req.principal.orgId, ref.slug);
@@ -50,6 +54,16 @@ export function routeCall(req: RouteRequest, live: LiveState): RoutePlan {
   });
   refuseWrongKind(decision, req.kind, ref.slug);
   return { kind: 'config', cfg, config: { slug: cfg.slug, version: cfg.version }, decision, envelope };
+}
+
+/**
+ * The key's allow-list, on the name as sent and, for a direct name, on its canonical `vendor/model`
+ * (so `openai/*` admits a bare `gpt-4o`). A slug is judged by its name, never by its candidates: the
+ * key holder chose the config, not the models an operator put in it.
+ */
+export function keyAllows(allow: CompiledPatterns, model: string, ref: ModelRef): boolean {
+  if (compiledMatches(allow, model)) return true;
+  return ref.kind === 'direct' && compiledMatches(allow, `${ref.resolved.vendor}/${ref.resolved.model}`);
 }
 
 /**

@@ -1,5 +1,6 @@
 // The stores as one bundle, opened and migrated for whichever dialect the config selects.
 import type { Config } from '../config.ts';
+import { type AuditLogStore, createAuditLogStore } from './audit-log.ts';
 import { type BatchStore, createBatchStore } from './batches.ts';
 import { type BudgetStore, createBudgetStore } from './budgets.ts';
 import { type CacheEntryStore, createCacheEntryStore } from './cache-entries.ts';
@@ -41,6 +42,8 @@ export interface Stores {
   batches: BatchStore;
   /** Stored responses: which upstream credential and project each response id belongs to. */
   responses: ResponseStore;
+  /** Management writes, hash-chained per organization. */
+  auditLog: AuditLogStore;
 }
 
 export interface StoreHandle {
@@ -68,6 +71,7 @@ export function createStores(db: Db, changes: ChangePublisher = NO_CHANGES): Sto
     batches: createBatchStore(db),
     files: createFileStore(db),
     responses: createResponseStore(db),
+    auditLog: createAuditLogStore(db),
   };
 }
 

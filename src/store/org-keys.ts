@@ -3,35 +3,19 @@
 // hot path awaits this store. Creating, updating and revoking keys publishes an `api_key` change.
 
 import type { RateLimits } from '../ports/counters.ts';
-import { fromJsonText, isRecord } from '../util/json.ts';
 import { nowIso } from '../util/time.ts';
+import { type ApiKeyAuthRow, type ApiKeyRecord, jsonOrNull, toAuthRow, toRecord, withoutHash } from './api-key-rows.ts';
 import { type ChangePublisher, NO_CHANGES } from './changes.ts';
 import type { Db } from './db.ts';
 import { appendEvents } from './outbox.ts';
 import type { ApiKeysTable } from './schema.ts';
 
+export type { ApiKeyAuthRow, ApiKeyRecord } from './api-key-rows.ts';
+
 export interface Org {
   id: string;
   name: string;
   createdAt: string;
-}
-
-export interface ApiKeyRecord {
-  id: string;
-  orgId: string;
-  projectId: string | null;
-  name: string;
-  prefix: string;
-  /** The key's own rate limits; null for none. */
-  rateLimits: RateLimits | null;
-  createdAt: string;
-  updatedAt: string;
-  revokedAt: string | null;
-}
-
-/** What authentication needs: the record plus its hash. */
-export interface ApiKeyAuthRow extends ApiKeyRecord {
-  keyHash: string;
 }
 
 export interface NewApiKey {
@@ -43,6 +27,9 @@ export interface NewApiKey {
   prefix: string;
   /** Default null. */
   rateLimits?: RateLimits | null;
+  allowedModels?: string[] | null;
+  expiresAt?: string | null;
+  metadata?: Record<string, string> | null;
 }
 
 /** Renames and limit changes are not domain events (nothing outside the gateway acts on them). */
@@ -50,6 +37,16 @@ export interface ApiKeyPatch {
   name?: string;
   /** null removes the key's limits. */
   rateLimits?: RateLimits | null;
+  allowedModels?: string[] | null;
+  expiresAt?: string | null;
+  metadata?: Record<string, string> | null;
+}
+
+export interface KeyRotation {
+  keyHash: string;
+  prefix: string;
+  /** Until when the replaced plaintext keeps working; null ends it now. */
+  previousExpiresAt: string | null;
 }
 
 export interface KeyListOptions {
@@ -78,48 +75,17 @@ export interface OrgKeyStore {
   revokeKey(orgId: string, id: string): Promise<ApiKeyRecord | undefined>;
   /** Revokes every active key scoped to the project; returns how many were revoked. */
   revokeProjectKeys(orgId: string, projectId: string): Promise<number>;
-}
-
-const RATE_FIELDS = ['rpm', 'tpm', 'concurrency'] as const;
-
-/** The stored JSON, keeping only positive finite numbers of the known fields (null when none is left). */
-function rateLimitsOf(text: string | null): RateLimits | null {
-  const v = fromJsonText(text);
-  if (!isRecord(v)) return null;
-  const out: RateLimits = {};
-  for (const f of RATE_FIELDS) {
-    const n = v[f];
-    if (typeof n === 'number' && Number.isFinite(n) && n > 0) out[f] = n;
-  }
-  return Object.keys(out).length > 0 ? out : null;
+  /** Replaces the key's hash, keeping the old one for the grace period. Undefined when not active. */
+  rotateKey(orgId: string, id: string, rotation: KeyRotation): Promise<ApiKeyRecord | undefined>;
+  /**
+   * Records when keys were last used. Leaves updated_at alone: a use is not a change the mirrors
+   * must reload, and polling would otherwise reread every busy key each tick.
+   */
+  touchKeys(uses: ReadonlyMap<string, string>): Promise<void>;
 }
 
 function rateLimitsText(limits: RateLimits | null | undefined): string | null {
   return limits === null || limits === undefined ? null : JSON.stringify(limits);
-}
-
-function toAuthRow(r: ApiKeysTable): ApiKeyAuthRow {
-  return {
-    id: r.id,
-    orgId: r.org_id,
-    projectId: r.project_id,
-    name: r.name,
-    prefix: r.prefix,
-    rateLimits: rateLimitsOf(r.rate_limits),
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-    revokedAt: r.revoked_at,
-    keyHash: r.key_hash,
-  };
-}
-
-function withoutHash(r: ApiKeyAuthRow): ApiKeyRecord {
-  const { keyHash: _omit, ...rest } = r;
-  return rest;
-}
-
-function toRecord(r: ApiKeysTable): ApiKeyRecord {
-  return withoutHash(toAuthRow(r));
 }
 
 /** What an API key event tells receivers: never the key or its hash. */
@@ -173,6 +139,12 @@ export function createOrgKeyStore(db: Db, changes: ChangePublisher = NO_CHANGES)
         created_at: now,
         updated_at: now,
         revoked_at: null,
+        allowed_models: jsonOrNull(k.allowedModels),
+        expires_at: k.expiresAt ?? null,
+        metadata: jsonOrNull(k.metadata),
+        last_used_at: null,
+        previous_key_hash: null,
+        previous_key_expires_at: null,
       };
       await db.transaction().execute(async (tx) => {
         await tx.insertInto('api_keys').values(row).execute();
@@ -187,7 +159,11 @@ export function createOrgKeyStore(db: Db, changes: ChangePublisher = NO_CHANGES)
     },
     findAuthRow: authRow,
     async findByHash(keyHash) {
-      const r = await db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
+      const r = await db
+        .selectFrom('api_keys')
+        .selectAll()
+        .where((eb) => eb.or([eb('key_hash', '=', keyHash), eb('previous_key_hash', '=', keyHash)]))
+        .executeTakeFirst();
       return r ? toAuthRow(r) : undefined;
     },
     async changedSince(sinceIso) {
@@ -211,6 +187,9 @@ export function createOrgKeyStore(db: Db, changes: ChangePublisher = NO_CHANGES)
       const set: Partial<ApiKeysTable> = { updated_at: nowIso() };
       if (patch.name !== undefined) set.name = patch.name;
       if (patch.rateLimits !== undefined) set.rate_limits = rateLimitsText(patch.rateLimits);
+      if (patch.allowedModels !== undefined) set.allowed_models = jsonOrNull(patch.allowedModels);
+      if (patch.expiresAt !== undefined) set.expires_at = patch.expiresAt;
+      if (patch.metadata !== undefined) set.metadata = jsonOrNull(patch.metadata);
       const row = await db
         .updateTable('api_keys')
         .set(set)
@@ -260,6 +239,40 @@ export function createOrgKeyStore(db: Db, changes: ChangePublisher = NO_CHANGES)
       });
       await Promise.all(revoked.map((r) => changed(orgId, r.id)));
       return revoked.length;
+    },
+    async rotateKey(orgId, id, rotation) {
+      const row = await db.transaction().execute(async (tx) => {
+        const cur = await tx
+          .selectFrom('api_keys')
+          .select('key_hash')
+          .where('org_id', '=', orgId)
+          .where('id', '=', id)
+          .where('revoked_at', 'is', null)
+          .executeTakeFirst();
+        if (!cur) return undefined;
+        const keep = rotation.previousExpiresAt !== null;
+        return tx
+          .updateTable('api_keys')
+          .set({
+            key_hash: rotation.keyHash,
+            prefix: rotation.prefix,
+            previous_key_hash: keep ? cur.key_hash : null,
+            previous_key_expires_at: rotation.previousExpiresAt,
+            updated_at: nowIso(),
+          })
+          .where('org_id', '=', orgId)
+          .where('id', '=', id)
+          .returningAll()
+          .executeTakeFirst();
+      });
+      if (!row) return undefined;
+      await changed(orgId, id);
+      return toRecord(row);
+    },
+    async touchKeys(uses) {
+      for (const [id, at] of uses) {
+        await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
+      }
     },
   };
 }

@@ -22,6 +22,15 @@ export interface ApiKeysTable {
   created_at: string;
   updated_at: string;
   revoked_at: string | null;
+  /** JSON array of model patterns; null = every model (migration 150, as are the columns below). */
+  allowed_models: string | null;
+  expires_at: string | null;
+  /** JSON object of string to string; null = none. */
+  metadata: string | null;
+  last_used_at: string | null;
+  /** The hash a rotation replaced; its plaintext works until previous_key_expires_at. */
+  previous_key_hash: string | null;
+  previous_key_expires_at: string | null;
 }
 
 export interface ProjectsTable {

@@ -34,7 +34,8 @@ export type IdPrefix =
   | 'ce'
   | 'batch'
   | 'msgbatch'
-  | 'budget';
+  | 'budget'
+  | 'aud';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${next().toLowerCase()}`;

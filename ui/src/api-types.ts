@@ -125,8 +125,42 @@ export interface paths {
     delete: operations['revoke_api_key'];
     options?: never;
     head?: never;
-    /** Rename an API key or set its rate limits (null removes them); applies to the key's next call */
+    /** Rename an API key or set its rate limits, allowed models, expiry or metadata (null removes one); applies to the key's next call */
     patch: operations['update_api_key'];
+    trace?: never;
+  };
+  '/manage/v1/api-keys/{key_id}/rotate': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Issue a new plaintext for an API key (returned once); the old plaintext keeps working for grace_period_seconds, on every instance */
+    post: operations['rotate_api_key'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/manage/v1/me': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Who is calling: the API key, its role, project, expiry and allowed models (any key may ask) */
+    get: operations['get_me'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
     trace?: never;
   };
   '/manage/v1/routing-configs': {
@@ -534,6 +568,57 @@ export interface paths {
     post?: never;
     /** Delete every semantic cache entry of a project */
     delete: operations['purge_project_cache'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/manage/v1/audit-logs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List audit log entries (management writes), newest first */
+    get: operations['list_audit_logs'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/manage/v1/audit-logs/verify': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Walk the organization's audit hash chain; names the first entry that does not match */
+    get: operations['verify_audit_log'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/manage/v1/audit-logs/{audit_log_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get one audit log entry */
+    get: operations['get_audit_log'];
+    put?: never;
+    post?: never;
+    delete?: never;
     options?: never;
     head?: never;
     patch?: never;
@@ -1465,6 +1550,13 @@ export interface operations {
                 /** @description Requests in flight at once; a stream counts until it ends */
                 concurrency?: number;
               } | null;
+              allowed_models: string[] | null;
+              expires_at: string | null;
+              metadata: {
+                [key: string]: string;
+              } | null;
+              last_used_at: string | null;
+              previous_key_expires_at: string | null;
               /** @description ISO-8601 UTC timestamp */
               created_at: string;
               revoked_at: string | null;
@@ -1500,6 +1592,11 @@ export interface operations {
             /** @description Requests in flight at once; a stream counts until it ends */
             concurrency?: number;
           } | null;
+          allowed_models?: string[] | null;
+          expires_at?: string | null;
+          metadata?: {
+            [key: string]: string;
+          } | null;
         };
       };
     };
@@ -1526,6 +1623,13 @@ export interface operations {
               /** @description Requests in flight at once; a stream counts until it ends */
               concurrency?: number;
             } | null;
+            allowed_models: string[] | null;
+            expires_at: string | null;
+            metadata: {
+              [key: string]: string;
+            } | null;
+            last_used_at: string | null;
+            previous_key_expires_at: string | null;
             /** @description ISO-8601 UTC timestamp */
             created_at: string;
             revoked_at: string | null;
@@ -1573,6 +1677,13 @@ export interface operations {
               /** @description Requests in flight at once; a stream counts until it ends */
               concurrency?: number;
             } | null;
+            allowed_models: string[] | null;
+            expires_at: string | null;
+            metadata: {
+              [key: string]: string;
+            } | null;
+            last_used_at: string | null;
+            previous_key_expires_at: string | null;
             /** @description ISO-8601 UTC timestamp */
             created_at: string;
             revoked_at: string | null;
@@ -1606,11 +1717,16 @@ export interface operations {
             /** @description Requests in flight at once; a stream counts until it ends */
             concurrency?: number;
           } | null;
+          allowed_models?: string[] | null;
+          expires_at?: string | null;
+          metadata?: {
+            [key: string]: string;
+          } | null;
         };
       };
     };
     responses: {
-      /** @description Rename an API key or set its rate limits (null removes them); applies to the key's next call */
+      /** @description Rename an API key or set its rate limits, allowed models, expiry or metadata (null removes one); applies to the key's next call */
       200: {
         headers: {
           [name: string]: unknown;
@@ -1632,9 +1748,120 @@ export interface operations {
               /** @description Requests in flight at once; a stream counts until it ends */
               concurrency?: number;
             } | null;
+            allowed_models: string[] | null;
+            expires_at: string | null;
+            metadata: {
+              [key: string]: string;
+            } | null;
+            last_used_at: string | null;
+            previous_key_expires_at: string | null;
             /** @description ISO-8601 UTC timestamp */
             created_at: string;
             revoked_at: string | null;
+          };
+        };
+      };
+      400: components['responses']['Error400'];
+      401: components['responses']['Error401'];
+      403: components['responses']['Error403'];
+      404: components['responses']['Error404'];
+    };
+  };
+  rotate_api_key: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        key_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * @description How long the old plaintext keeps working (0 = refused at once; at most 7 days)
+           * @default 0
+           */
+          grace_period_seconds?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Issue a new plaintext for an API key (returned once); the old plaintext keeps working for grace_period_seconds, on every instance */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            /** @constant */
+            object: 'api_key';
+            name: string;
+            project_id: string | null;
+            /** @description First characters of the key, for recognising it */
+            prefix: string;
+            rate_limits: {
+              /** @description Requests per minute */
+              rpm?: number;
+              /** @description Tokens per minute (input estimate plus max_tokens, corrected after the call) */
+              tpm?: number;
+              /** @description Requests in flight at once; a stream counts until it ends */
+              concurrency?: number;
+            } | null;
+            allowed_models: string[] | null;
+            expires_at: string | null;
+            metadata: {
+              [key: string]: string;
+            } | null;
+            last_used_at: string | null;
+            previous_key_expires_at: string | null;
+            /** @description ISO-8601 UTC timestamp */
+            created_at: string;
+            revoked_at: string | null;
+            /** @description The plaintext key. Returned only in this response. */
+            key: string;
+          };
+        };
+      };
+      400: components['responses']['Error400'];
+      401: components['responses']['Error401'];
+      403: components['responses']['Error403'];
+      404: components['responses']['Error404'];
+    };
+  };
+  get_me: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Who is calling: the API key, its role, project, expiry and allowed models (any key may ask) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            object: 'me';
+            actor: {
+              /** @constant */
+              type: 'api_key';
+              id: string;
+              name: string;
+              prefix: string;
+            };
+            role: 'admin' | 'inference';
+            org_id: string;
+            project_id: string | null;
+            expires_at: string | null;
+            allowed_models: string[] | null;
+            rotated_key_expires_at: string | null;
           };
         };
       };
@@ -2403,6 +2630,14 @@ export interface operations {
             cache_similarity: number | null;
             cache_shadow_match: boolean | null;
             api_key_id: string | null;
+            api_key: {
+              id: string;
+              name: string;
+              prefix: string;
+              metadata: {
+                [key: string]: string;
+              } | null;
+            } | null;
             credential_id: string | null;
             cache_read_tokens: number;
             cache_write_tokens: number;
@@ -3623,6 +3858,160 @@ export interface operations {
             project_id: string;
             /** @description Entries deleted */
             deleted: number;
+          };
+        };
+      };
+      400: components['responses']['Error400'];
+      401: components['responses']['Error401'];
+      403: components['responses']['Error403'];
+      404: components['responses']['Error404'];
+    };
+  };
+  list_audit_logs: {
+    parameters: {
+      query?: {
+        /** @description API key, user or system id */
+        actor_id?: string;
+        /** @description e.g. routing_config.update */
+        action?: string;
+        /** @description e.g. routing_config */
+        resource_type?: string;
+        /** @description The resource id */
+        resource_id?: string;
+        /** @description ISO 8601, inclusive */
+        start?: string;
+        /** @description ISO 8601, exclusive */
+        end?: string;
+        /** @description Opaque cursor: the next_cursor of the previous page */
+        cursor?: string;
+        /** @description Page size (max 200) */
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description List audit log entries (management writes), newest first */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              id: string;
+              /** @description ISO 8601 */
+              at: string;
+              actor: {
+                type: 'api_key' | 'user' | 'system';
+                id: string;
+                name: string | null;
+              };
+              /** @description <resource>.<verb>, e.g. routing_config.update */
+              action: string;
+              resource: {
+                type: string;
+                id: string | null;
+              };
+              /** @description JSON value (secrets redacted), or null */
+              before: unknown;
+              /** @description JSON value (secrets redacted), or null */
+              after: unknown;
+              request_id: string | null;
+              ip: string | null;
+              user_agent: string | null;
+              /** @description Position in the organization chain */
+              seq: number;
+              prev_hash: string;
+              /** @description SHA-256 over this entry and prev_hash */
+              hash: string;
+            }[];
+            next_cursor: string | null;
+            has_more: boolean;
+          };
+        };
+      };
+      400: components['responses']['Error400'];
+      401: components['responses']['Error401'];
+      403: components['responses']['Error403'];
+      404: components['responses']['Error404'];
+    };
+  };
+  verify_audit_log: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Walk the organization's audit hash chain; names the first entry that does not match */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            ok: boolean;
+            /** @description Entries checked */
+            checked: number;
+            first_bad_id: string | null;
+          };
+        };
+      };
+      400: components['responses']['Error400'];
+      401: components['responses']['Error401'];
+      403: components['responses']['Error403'];
+      404: components['responses']['Error404'];
+    };
+  };
+  get_audit_log: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        audit_log_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Get one audit log entry */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            /** @description ISO 8601 */
+            at: string;
+            actor: {
+              type: 'api_key' | 'user' | 'system';
+              id: string;
+              name: string | null;
+            };
+            /** @description <resource>.<verb>, e.g. routing_config.update */
+            action: string;
+            resource: {
+              type: string;
+              id: string | null;
+            };
+            /** @description JSON value (secrets redacted), or null */
+            before: unknown;
+            /** @description JSON value (secrets redacted), or null */
+            after: unknown;
+            request_id: string | null;
+            ip: string | null;
+            user_agent: string | null;
+            /** @description Position in the organization chain */
+            seq: number;
+            prev_hash: string;
+            /** @description SHA-256 over this entry and prev_hash */
+            hash: string;
           };
         };
       };

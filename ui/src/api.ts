@@ -25,6 +25,8 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Another key than the session's (the sign-in check); its 401 does not end the session. */
   key?: string;
+  /** Read the answer as a Blob (an NDJSON export) instead of JSON. */
+  blob?: boolean;
 }
 
 let sessionKey: string | null = null;
@@ -112,6 +114,7 @@ export async function api<T>(method: string, path: string, opts: RequestOptions 
       throw err;
     }
     if (res.status === 204) return undefined as T;
+    if (opts.blob) return (await res.blob()) as T;
     return (await res.json()) as T;
   } finally {
     track(-1);

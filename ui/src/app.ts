@@ -8,6 +8,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { isBusy, onBusyChange, setUnauthorizedHandler } from './api.ts';
 import { OrgOnly } from './components/common.ts';
 import type { PageProps } from './page.ts';
+import { AuditPage } from './pages/audit.ts';
 import { BudgetsPage } from './pages/budgets.ts';
 import { CachePage } from './pages/cache.ts';
 import { ConfigEditorPage } from './pages/config-editor.ts';
@@ -46,6 +47,7 @@ const ROUTES: Route[] = [
   { pattern: /^\/budgets$/, title: 'Budgets', page: BudgetsPage, org: true, nav: '/budgets' },
   { pattern: /^\/webhooks$/, title: 'Webhooks', page: WebhooksPage, org: true, nav: '/webhooks' },
   { pattern: /^\/cache$/, title: 'Cache', page: CachePage, org: true, nav: '/cache' },
+  { pattern: /^\/audit$/, title: 'Audit log', page: AuditPage, org: true, nav: '/audit' },
 ];
 
 const NAV: Array<{ path: string; label: string; org: boolean }> = [
@@ -58,6 +60,7 @@ const NAV: Array<{ path: string; label: string; org: boolean }> = [
   { path: '/budgets', label: 'Budgets', org: true },
   { path: '/webhooks', label: 'Webhooks', org: true },
   { path: '/cache', label: 'Cache', org: true },
+  { path: '/audit', label: 'Audit log', org: true },
 ];
 
 function useBusy(): boolean {

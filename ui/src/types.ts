@@ -102,3 +102,6 @@ export type WebhookAttempt = WebhookDeliveryDetail['attempts'][number];
 export type EventType = Item<'list_webhook_event_types'>;
 
 export type CacheStats = Ok<'get_project_cache'>;
+
+export type AuditEntry = Item<'list_audit_logs'>;
+export type AuditVerify = Ok<'verify_audit_log'>;

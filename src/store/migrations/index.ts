@@ -15,6 +15,8 @@ import * as m110 from './110_batches.ts';
 import * as m120 from './120_responses.ts';
 import * as m130 from './130_rollup_request_type.ts';
 import * as m140 from './140_dim_bounds_per_project.ts';
+import * as m150 from './150_api_key_controls.ts';
+import * as m160 from './160_audit_log.ts';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -32,6 +34,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '120_responses': m120,
   '130_rollup_request_type': m130,
   '140_dim_bounds_per_project': m140,
+  '150_api_key_controls': m150,
+  '160_audit_log': m160,
 };
 
 /**

@@ -1,5 +1,5 @@
-// API keys: create (org-wide or for one project, with optional rate limits; the plaintext is shown
-// once), list (never the plaintext) and revoke.
+// API keys: create (org-wide or for one project, with optional rate limits, allowed models, expiry
+// and metadata; the plaintext is shown once), list (never the plaintext), rotate and revoke.
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import { del, enc, post } from '../api.ts';
@@ -20,6 +20,29 @@ function rateLimits(d: FormData): Record<string, number> | undefined {
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
+/** The optional controls as the API takes them; an empty field leaves the default (none). */
+function controls(d: FormData): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const models = String(d.get('allowed_models') ?? '')
+    .split(',')
+    .map((m) => m.trim())
+    .filter((m) => m !== '');
+  if (models.length > 0) out.allowed_models = models;
+  const expires = String(d.get('expires_at') ?? '');
+  // datetime-local has no zone: it is the browser's local time, so Date converts it to UTC.
+  if (expires) out.expires_at = new Date(expires).toISOString();
+  const pairs = String(d.get('metadata') ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p.includes('='))
+    .map((p) => [p.slice(0, p.indexOf('=')).trim(), p.slice(p.indexOf('=') + 1).trim()]);
+  if (pairs.length > 0) out.metadata = Object.fromEntries(pairs);
+  return out;
+}
+
+/** What the dashboard's Rotate button gives the old plaintext (the API takes 0 to 7 days). */
+const ROTATION_GRACE_SECONDS = 3600;
+
 export function KeysPage({ loc }: PageProps) {
   const projects = useProjects(true);
   const projectFilter = loc.query.get('project_id') ?? '';
@@ -31,6 +54,9 @@ export function KeysPage({ loc }: PageProps) {
   });
   const create = useAction((body: Record<string, unknown>) => post<ApiKey>('/api-keys', body));
   const revoke = useAction((id: string) => del<ApiKey>(`/api-keys/${enc(id)}`));
+  const rotate = useAction((id: string) =>
+    post<ApiKey>(`/api-keys/${enc(id)}/rotate`, { grace_period_seconds: ROTATION_GRACE_SECONDS }),
+  );
   const [secret, setSecret] = useState<ApiKey | null>(null);
   const [scope, setScope] = useState(projectFilter);
 
@@ -48,6 +74,7 @@ export function KeysPage({ loc }: PageProps) {
           if (project) body.project_id = project;
           const limits = rateLimits(d);
           if (limits) body.rate_limits = limits;
+          Object.assign(body, controls(d));
           const created = await create.run(body);
           if (created) {
             form.reset();
@@ -66,6 +93,9 @@ export function KeysPage({ loc }: PageProps) {
         <label>Requests / minute <input name="rpm" type="number" min="1" placeholder="no limit" /></label>
         <label>Tokens / minute <input name="tpm" type="number" min="1" placeholder="no limit" /></label>
         <label>Concurrent calls <input name="concurrency" type="number" min="1" placeholder="no limit" /></label>
+        <label>Allowed models <input name="allowed_models" placeholder="every model (e.g. gpt-4o*, @support-*)" /></label>
+        <label>Expires <input name="expires_at" type="datetime-local" /></label>
+        <label>Metadata <input name="metadata" placeholder="team=search, env=prod" /></label>
         <div class="form-actions"><button type="submit" class="primary" disabled=${create.pending}>Create key</button></div>
         <${ErrorBox} error=${create.error} title="The key was not created" />
       </form>
@@ -91,7 +121,7 @@ export function KeysPage({ loc }: PageProps) {
         rows=${(rows: ApiKey[]) => html`<div class="table-wrap">
           <table data-testid="keys-table">
             <thead>
-              <tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Scope</th><th scope="col">Rate limits</th><th scope="col">Created</th><th scope="col">Status</th></tr>
+              <tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Scope</th><th scope="col">Rate limits</th><th scope="col">Models</th><th scope="col">Expires</th><th scope="col">Last used</th><th scope="col">Created</th><th scope="col">Status</th></tr>
             </thead>
             <tbody>
               ${rows.map(
@@ -106,12 +136,22 @@ export function KeysPage({ loc }: PageProps) {
                           .join(', ')
                       : '—'
                   }</td>
+                  <td class="mono">${k.allowed_models ? k.allowed_models.join(', ') : 'all'}</td>
+                  <td>${k.expires_at ? html`<${Time} iso=${k.expires_at} />` : '—'}</td>
+                  <td>${k.last_used_at ? html`<${Time} iso=${k.last_used_at} />` : '—'}</td>
                   <td><${Time} iso=${k.created_at} /></td>
                   <td>
                     ${
                       k.revoked_at
                         ? html`<${Badge} tone="bad">revoked<//> <${Time} iso=${k.revoked_at} />`
-                        : html`<${ConfirmButton} label="Revoke" confirm=${`Revoke ${k.name}? It stops working within a second.`} onConfirm=${async () => (await revoke.run(k.id)) && keys.list.reload()} />`
+                        : html`<${ConfirmButton} label="Rotate" confirm=${`Issue a new key for ${k.name}? The old one keeps working for an hour.`} onConfirm=${async () => {
+                            const rotated = await rotate.run(k.id);
+                            if (rotated) {
+                              setSecret(rotated);
+                              keys.list.reload();
+                            }
+                          }} />
+                          <${ConfirmButton} label="Revoke" confirm=${`Revoke ${k.name}? It stops working within a second.`} onConfirm=${async () => (await revoke.run(k.id)) && keys.list.reload()} />`
                     }
                   </td>
                 </tr>`,
@@ -121,6 +161,7 @@ export function KeysPage({ loc }: PageProps) {
         </div>`}
       >
         <${ErrorBox} error=${revoke.error} title="Revoke failed" />
+        <${ErrorBox} error=${rotate.error} title="Rotate failed" />
       <//>
     <//>`;
 }

@@ -1,0 +1,118 @@
+// The API key resource's schemas and view, shared by the key operations and rotation. Kept apart
+// from the operations so rotation can live in its own file without an import cycle.
+import { Type } from '@sinclair/typebox';
+import { GatewayError } from '../errors/gateway-error.ts';
+import type { RateLimits } from '../ports/counters.ts';
+import type { ApiKeyPatch, ApiKeyRecord } from '../store/org-keys.ts';
+import { Nullable, Timestamp } from './schemas.ts';
+
+const RateValue = (description: string) => Type.Integer({ minimum: 1, maximum: 10_000_000, description });
+
+/** `{rpm, tpm, concurrency}`, each optional; shared by API keys and project settings. */
+export const RateLimitsSchema = Type.Object(
+  {
+    rpm: Type.Optional(RateValue('Requests per minute')),
+    tpm: Type.Optional(RateValue('Tokens per minute (input estimate plus max_tokens, corrected after the call)')),
+    concurrency: Type.Optional(RateValue('Requests in flight at once; a stream counts until it ends')),
+  },
+  { additionalProperties: false },
+);
+
+/** Input as stored: `{}` limits nothing, so it is stored as null like an explicit null. */
+export function rateLimitsInput(v: RateLimits | null): RateLimits | null {
+  return v !== null && Object.keys(v).length > 0 ? v : null;
+}
+
+export const KeyIdParams = Type.Object({ key_id: Type.String({ minLength: 1, maxLength: 100 }) });
+export const KeyName = Type.String({ minLength: 1, maxLength: 200 });
+
+const AllowedModels = Type.Array(Type.String({ minLength: 1, maxLength: 256 }), {
+  minItems: 1,
+  maxItems: 50,
+  description:
+    'Model glob patterns (`gpt-4o*`, `openai/*`) and `@slug` patterns the key may call, matched like budget `models`; null for every model',
+});
+const Metadata = Type.Record(Type.String({ minLength: 1, maxLength: 64 }), Type.String({ maxLength: 512 }), {
+  maxProperties: 16,
+  description: 'Free-form string pairs (at most 16), shown with the key and in its log rows',
+});
+const ExpiresAt = Type.String({
+  maxLength: 40,
+  description: 'ISO-8601 timestamp after which the key answers 401 api_key_expired; null for never',
+});
+
+/** The key controls accepted by create and update. */
+export const controlFields = {
+  allowed_models: Type.Optional(Nullable(AllowedModels)),
+  expires_at: Type.Optional(Nullable(ExpiresAt)),
+  metadata: Type.Optional(Nullable(Metadata)),
+};
+
+export const ApiKey = Type.Object({
+  id: Type.String(),
+  object: Type.Literal('api_key'),
+  name: Type.String(),
+  project_id: Nullable(Type.String({ description: 'Null for org-wide keys' })),
+  prefix: Type.String({ description: 'First characters of the key, for recognising it' }),
+  rate_limits: Nullable(RateLimitsSchema),
+  allowed_models: Nullable(AllowedModels),
+  expires_at: Nullable(Timestamp),
+  metadata: Nullable(Metadata),
+  last_used_at: Nullable(
+    Type.String({ description: 'ISO-8601; recorded at most once a minute per key, so up to a minute behind' }),
+  ),
+  previous_key_expires_at: Nullable(
+    Type.String({ description: 'After a rotation: until when the replaced plaintext still works' }),
+  ),
+  created_at: Timestamp,
+  revoked_at: Nullable(Timestamp),
+});
+
+export const CreatedApiKey = Type.Object({
+  ...ApiKey.properties,
+  key: Type.String({ description: 'The plaintext key. Returned only in this response.' }),
+});
+
+export function keyView(k: ApiKeyRecord) {
+  return {
+    id: k.id,
+    object: 'api_key' as const,
+    name: k.name,
+    project_id: k.projectId,
+    prefix: k.prefix,
+    rate_limits: k.rateLimits,
+    allowed_models: k.allowedModels,
+    expires_at: k.expiresAt,
+    metadata: k.metadata,
+    last_used_at: k.lastUsedAt,
+    previous_key_expires_at: k.previousKeyExpiresAt,
+    created_at: k.createdAt,
+    revoked_at: k.revokedAt,
+  };
+}
+
+interface ControlsBody {
+  allowed_models?: string[] | null;
+  expires_at?: string | null;
+  metadata?: Record<string, string> | null;
+}
+
+/** The controls a create or update body sets, as the store takes them (undefined = unchanged). */
+export function keyControlsInput(body: ControlsBody): Pick<ApiKeyPatch, 'allowedModels' | 'expiresAt' | 'metadata'> {
+  return {
+    allowedModels: body.allowed_models,
+    expiresAt: body.expires_at === undefined || body.expires_at === null ? body.expires_at : isoOf(body.expires_at),
+    metadata: body.metadata,
+  };
+}
+
+/** Stored normalised, so the mirror and every reader parse the same form. */
+function isoOf(text: string): string {
+  const ms = Date.parse(text);
+  if (Number.isNaN(ms))
+    throw new GatewayError('invalid_parameter', {
+      message: `expires_at: '${text.slice(0, 40)}' is not an ISO-8601 timestamp`,
+      param: 'expires_at',
+    });
+  return new Date(ms).toISOString();
+}
