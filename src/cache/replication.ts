@@ -9,8 +9,12 @@ const PURGE_PREFIX = 'purge:';
 export interface ReplicaSide {
   /** Another instance purged the project. */
   purged(projectId: string): void;
-  /** Another instance wrote the entry with this store id. */
-  written(storeId: string): Promise<void>;
+  /**
+   * Another instance wrote the entry with this store id. `purgedSince(project)` tells whether a purge
+   * of the project was heard or made after the event arrived: a row read before that purge must not
+   * be loaded after it, or it would stay in memory for ever.
+   */
+  written(storeId: string, purgedSince: (projectId: string) => boolean): Promise<void>;
 }
 
 export class CacheReplication {
@@ -18,6 +22,9 @@ export class CacheReplication {
   /** Store ids this instance wrote and announced: its own events are not read back. */
   readonly #announced = new Set<string>();
   #unsubscribe: (() => void) | undefined;
+  /** Purges so far, and the count at each project's last one. */
+  #purges = 0;
+  readonly #purgedAt = new Map<string, number>();
 
   constructor(bus: ChangeBus | undefined) {
     this.#bus = bus;
@@ -33,9 +40,20 @@ export class CacheReplication {
   }
 
   async #heard(ev: ChangeEvent, side: ReplicaSide): Promise<void> {
-    if (ev.id.startsWith(PURGE_PREFIX)) return side.purged(ev.id.slice(PURGE_PREFIX.length));
+    if (ev.id.startsWith(PURGE_PREFIX)) {
+      const projectId = ev.id.slice(PURGE_PREFIX.length);
+      this.notePurge(projectId);
+      return side.purged(projectId);
+    }
     if (this.#announced.delete(ev.id)) return;
-    await side.written(ev.id);
+    const since = this.#purges;
+    await side.written(ev.id, (projectId) => (this.#purgedAt.get(projectId) ?? 0) > since);
+  }
+
+  /** A purge of the project starts here (this instance's own, before its memory is emptied). */
+  notePurge(projectId: string): void {
+    this.#purges++;
+    this.#purgedAt.set(projectId, this.#purges);
   }
 
   entryWritten(projectId: string, storeId: string): void {

@@ -81,9 +81,6 @@ export class SemanticCache {
   #timer: NodeJS.Timeout | undefined;
   readonly #writes: StoreWrites;
   readonly #replication: CacheReplication;
-  /** Purges so far, and the count at each project's last one (a load that began before it is dropped). */
-  #purges = 0;
-  readonly #purgedAt = new Map<string, number>();
 
   constructor(deps: CacheDeps) {
     this.#deps = deps;
@@ -125,15 +122,11 @@ export class SemanticCache {
       // An entry of the project still waiting for its batch would land in the store after the
       // purge: its row is deleted once written (and, no longer held, never announced).
       purged: (projectId) => {
-        this.#notePurge(projectId);
         for (const e of this.#memory.purgeProject(projectId)) if (e.written !== undefined) this.#forget(e);
       },
-      written: async (storeId) => {
-        // A purge heard while the row was read must win: loading it after would keep it for ever.
-        const since = this.#purges;
+      written: async (storeId, purgedSince) => {
         const row = await this.#deps.store.get(storeId);
-        if ((this.#purgedAt.get(row?.projectId ?? '') ?? 0) > since) return;
-        if (row !== undefined && row.expiresAt > this.#now()) this.#load(row);
+        if (row !== undefined && !purgedSince(row.projectId) && row.expiresAt > this.#now()) this.#load(row);
       },
     });
   }
@@ -352,16 +345,11 @@ export class SemanticCache {
   async purge(projectId: string): Promise<number> {
     // Writes still in flight would land after the delete and come back at the next start.
     await this.#writes.settle();
-    this.#notePurge(projectId);
+    this.#replication.notePurge(projectId);
     this.#memory.purgeProject(projectId);
     const n = await this.#deps.store.purgeProject(projectId);
     this.#replication.projectPurged(projectId);
     return n;
-  }
-
-  #notePurge(projectId: string): void {
-    this.#purges++;
-    this.#purgedAt.set(projectId, this.#purges);
   }
 
   /** Drops expired entries (memory and store) and records the hits of the last period. */
