@@ -1,21 +1,12 @@
 // GET /manage/v1/audit-logs/export: the audit list's filters, every matching entry as NDJSON,
 // streamed page by page (newest first) like the request log export, so a long history holds one
 // page in memory and stops when the client goes away.
-import { once } from 'node:events';
-import type { ServerResponse } from 'node:http';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { type AuditFilterInput, AuditFilterQuery, auditFilters, auditView } from '../manage/audit-logs.ts';
+import { writeChunk } from './stream-write.ts';
 
 const PAGE = 1000;
-
-async function write(res: ServerResponse, chunk: string): Promise<boolean> {
-  if (res.destroyed) return false;
-  if (res.write(chunk)) return true;
-  const drained = once(res, 'drain').then(() => true);
-  const closed = once(res, 'close').then(() => false);
-  return Promise.race([drained, closed]);
-}
 
 export function registerAuditExport(app: FastifyInstance): void {
   const query = Type.Object(AuditFilterQuery, { additionalProperties: false });
@@ -35,7 +26,7 @@ export function registerAuditExport(app: FastifyInstance): void {
         const rows = await svc.stores.auditLog.list(filters, { beforeId, limit: PAGE });
         if (rows.length === 0) break;
         const chunk = rows.map((r) => `${JSON.stringify(auditView(r))}\n`).join('');
-        if (!(await write(res, chunk))) return;
+        if (!(await writeChunk(res, chunk))) return;
         if (rows.length < PAGE) break;
         beforeId = rows[rows.length - 1]?.id;
       }

@@ -1,13 +1,12 @@
 // GET /manage/v1/logs/export?format=ndjson|csv: the log list's filters, every matching row, streamed
 // page by page (newest first) so an export of millions of rows holds one page in memory and stops
 // as soon as the client goes away.
-import { once } from 'node:events';
-import type { ServerResponse } from 'node:http';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { logSummary } from '../manage/log-views.ts';
 import { type LogFilterInput, LogFilterQuery, logFilters } from '../manage/logs.ts';
 import type { RequestLogRow } from '../store/request-logs.ts';
+import { writeChunk } from './stream-write.ts';
 
 const PAGE = 1000;
 
@@ -62,15 +61,6 @@ function ndjsonLine(r: RequestLogRow): string {
   return `${JSON.stringify(logSummary(r))}\n`;
 }
 
-/** Resolves false when the client went away instead of draining. */
-async function write(res: ServerResponse, chunk: string): Promise<boolean> {
-  if (res.destroyed) return false;
-  if (res.write(chunk)) return true;
-  const drained = once(res, 'drain').then(() => true);
-  const closed = once(res, 'close').then(() => false);
-  return Promise.race([drained, closed]);
-}
-
 export function registerLogExport(app: FastifyInstance): void {
   const query = Type.Object(
     { ...LogFilterQuery, format: Type.Optional(Type.Union([Type.Literal('ndjson'), Type.Literal('csv')])) },
@@ -91,12 +81,12 @@ export function registerLogExport(app: FastifyInstance): void {
     });
     const line = format === 'csv' ? csvLine : ndjsonLine;
     try {
-      if (format === 'csv' && !(await write(res, `${COLUMNS.join(',')}\r\n`))) return;
+      if (format === 'csv' && !(await writeChunk(res, `${COLUMNS.join(',')}\r\n`))) return;
       let beforeId: string | undefined;
       while (filters) {
         const rows = await svc.stores.logs.list(filters, { beforeId, limit: PAGE });
         if (rows.length === 0) break;
-        if (!(await write(res, rows.map(line).join('')))) return;
+        if (!(await writeChunk(res, rows.map(line).join('')))) return;
         if (rows.length < PAGE) break;
         beforeId = rows[rows.length - 1]?.id;
       }

@@ -6,7 +6,7 @@ import type { Principal } from '../live/principals.ts';
 import type { AuditFilters, AuditRow } from '../store/audit-log.ts';
 import { fromJsonText } from '../util/json.ts';
 import { notFound, requireOrgKey } from './access.ts';
-import { decodeCursor, encodeCursor } from './cursor.ts';
+import { decodeCursor, toPage } from './cursor.ts';
 import { isoParam } from './logs.ts';
 import { defineOperation, type Operation } from './operation.ts';
 import { PageQuery, pageOf } from './schemas.ts';
@@ -103,14 +103,7 @@ const listAuditLogs = defineOperation({
     const filters = auditFilters(principal, query);
     const limit = query.limit ?? 50;
     const rows = await svc.stores.auditLog.list(filters, { beforeId: decodeCursor(query.cursor), limit: limit + 1 });
-    const hasMore = rows.length > limit;
-    const page = hasMore ? rows.slice(0, limit) : rows;
-    const last = page[page.length - 1];
-    return {
-      data: page.map(auditView),
-      next_cursor: hasMore && last ? encodeCursor(last.id) : null,
-      has_more: hasMore,
-    };
+    return toPage(rows, limit, auditView);
   },
 });
 
