@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { GatewayProcess } from '../helpers/gateway-process.ts';
-import { chat, clusterWithFake, ok } from './helpers.ts';
-import { burst, count, keyWith, refill } from './stress.ts';
+import { chat, clusterWithFake } from './helpers.ts';
+import { budgetBurst, burst, count, keyWith, refill } from './stress.ts';
 
 describe('exact limits across instances', () => {
   const cluster = clusterWithFake(3);
@@ -26,25 +26,9 @@ describe('exact limits across instances', () => {
 
   test('a budget with room for 10 calls, 60 concurrent over 3 instances: the single-instance bound', async () => {
     const a = cluster.nodes[0];
-    // Each call reserves its estimate (input + max_tokens at list price) until it settles, so no
-    // more calls start than the budget has room for, and what they cost never passes the limit.
-    // Answers take 3 s, so that the whole burst is admitted or refused before any call settles
-    // (a settled call gives back most of its reservation, and later ones would fit again).
-    const body = { ...chat('openai/gpt-4o-mini-slow-3000', 'budgeted'), max_tokens: 1000 };
-    const run = async (name: string, nodes: GatewayProcess[]) => {
-      const p = (await ok(a, 'POST', '/manage/v1/projects', { name })) as { id: string };
-      const k = (await ok(a, 'POST', '/manage/v1/api-keys', { name, project_id: p.id })) as { key: string };
-      // About $0.00061 is reserved per call (input plus 1000 max_tokens at list price): room for 10.
-      const b = (await ok(a, 'POST', '/manage/v1/budgets', {
-        name,
-        scope: { type: 'project', id: p.id },
-        period: 'monthly',
-        limit_usd: 0.0062,
-      })) as { id: string };
-      const statuses = await burst(nodes, 60, k.key, body);
-      const status = (await ok(a, 'GET', `/manage/v1/budgets/${b.id}`)) as { status: { spent_usd: number } };
-      return { admitted: count(statuses, 200), refused: count(statuses, 402), spent: status.status.spent_usd };
-    };
+    // Each call reserves its estimate until it settles, so no more calls start than the budget has
+    // room for, and what they cost never passes the limit (budgetBurst says how the burst is shaped).
+    const run = (name: string, nodes: GatewayProcess[]) => budgetBurst(a, nodes, name, 3000);
     const one = await run('budget-one', [a]);
     const three = await run('budget-three', cluster.nodes);
     assert.equal(one.admitted, 10, JSON.stringify(one));
