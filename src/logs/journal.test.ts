@@ -4,8 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, test } from 'node:test';
 import pino from 'pino';
-import type { RequestLogRow } from '../store/request-logs.ts';
+import { callRecord } from '../../test/helpers/call-record.ts';
+import { lineRow, logLine, type RequestLogRow } from '../store/request-log-row.ts';
 import { JournaledSink } from './journal.ts';
+import { toStoreRow } from './request-log-hook.ts';
 import type { RequestLogSink } from './writer.ts';
 
 const silent = pino({ level: 'silent' });
@@ -19,6 +21,12 @@ function tempDir(): string {
   return join(d, 'journal');
 }
 
+/** A complete row, as the request-log hook makes them. */
+function fullRow(id: string): RequestLogRow {
+  const body = '{"model":"m","messages":[{"role":"user","content":"say \\"hi\\"\\n"}]}';
+  return toStoreRow(callRecord({ id, tags: { team: 'a' }, requestBody: body, responseBody: { ok: true } }), true);
+}
+
 function row(n: number): RequestLogRow {
   return { id: `req_${String(n).padStart(6, '0')}`, statusCode: 200 } as RequestLogRow;
 }
@@ -27,15 +35,23 @@ function row(n: number): RequestLogRow {
 class FakeStore implements RequestLogSink {
   stored: string[] = [];
   queued: RequestLogRow[] = [];
+  /** The lines handed along with the rows. */
+  lines: Array<string | undefined> = [];
+  /** Every row stored, in full. */
+  rows: RequestLogRow[] = [];
   failing = false;
   failed = 0;
-  enqueue(r: RequestLogRow): void {
+  enqueue(r: RequestLogRow, line?: string): void {
     this.queued.push(r);
+    this.lines.push(line);
   }
   async flush(): Promise<void> {
     const batch = this.queued.splice(0);
     if (this.failing) this.failed += batch.length;
-    else this.stored.push(...batch.map((r) => r.id));
+    else {
+      this.stored.push(...batch.map((r) => r.id));
+      this.rows.push(...batch);
+    }
   }
   close(): Promise<void> {
     return this.flush();
@@ -50,8 +66,7 @@ test('committed segments are deleted; close leaves nothing behind', async () => 
   const store = new FakeStore();
   const sink = await JournaledSink.open(dir, store, silent);
   for (let i = 0; i < 10; i++) sink.enqueue(row(i));
-  // One write for the task's rows, made before anything else runs.
-  await Promise.resolve();
+  // Each row is on disk when enqueue returns (the proxy writes the answer right after).
   const [segment] = readdirSync(dir);
   assert.equal(readFileSync(join(dir, segment), 'utf8').trim().split('\n').length, 10);
   await sink.flush();
@@ -112,4 +127,39 @@ test('a live process’s journal is left alone', async () => {
   await b.close();
   await a.close();
   assert.deepEqual(store.stored, ['req_000001']);
+});
+
+test('the writer gets the very line the journal wrote, so the row is serialized once', async () => {
+  const dir = tempDir();
+  const store = new FakeStore();
+  const sink = await JournaledSink.open(dir, store, silent);
+  const rows = [fullRow('req_a'), fullRow('req_b')];
+  for (const r of rows) sink.enqueue(r);
+  const [segment] = readdirSync(dir);
+  const onDisk = readFileSync(join(dir, segment), 'utf8').split('\n').slice(0, -1);
+  assert.deepEqual(store.lines, onDisk);
+  assert.deepEqual(
+    onDisk.map((l) => lineRow(l).id),
+    ['req_a', 'req_b'],
+  );
+  await sink.close();
+});
+
+test('a dead process’s segment in today’s line format is replayed whole', async () => {
+  const dir = tempDir();
+  const first = await JournaledSink.open(dir, new FakeStore(), silent);
+  await first.close();
+  const orphan = join(dir, 'journal-4194305-2-000000.ndjson');
+  const written = fullRow('req_c');
+  writeFileSync(orphan, `${logLine(written)}\n${logLine(fullRow('req_d'))}\n`);
+  const store = new FakeStore();
+  const sink = await JournaledSink.open(dir, store, silent);
+  assert.deepEqual(store.stored, ['req_c', 'req_d']);
+  // Whole milliseconds here, so the row comes back as it was.
+  assert.deepEqual(store.rows[0], written);
+  assert.deepEqual(
+    readdirSync(dir).filter((f) => f.startsWith('journal-4194305-')),
+    [],
+  );
+  await sink.close();
 });

@@ -3,6 +3,7 @@
 import type { AfterResponseHook } from '../pipeline/hooks.ts';
 import type { CallRecord } from '../pipeline/record.ts';
 import type { RequestLogRow } from '../store/request-logs.ts';
+import { isEmptyObject } from '../util/json.ts';
 import type { RequestLogSink } from './writer.ts';
 
 /** Bodies are kept up to `maxBytes` characters; a cut body ends with a marker saying how long it was. */
@@ -21,7 +22,7 @@ export function toStoreRow(r: CallRecord, keepBodies: boolean, maxBodyBytes = 64
     projectId: r.projectId,
     apiKeyId: r.keyId,
     endUser: r.endUser,
-    tags: Object.keys(r.tags).length > 0 ? r.tags : null,
+    tags: isEmptyObject(r.tags) ? null : r.tags,
     traceId: r.traceId,
     conversationId: r.conversationId,
     modelRequested: r.modelRequested,

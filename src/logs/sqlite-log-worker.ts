@@ -1,10 +1,12 @@
 // Worker thread that owns the request-log inserts in SQLite mode. An insert with its bodies costs
 // 15-25 us of CPU (most of it in SQLite's page and WAL writes), which on the event loop is a tenth
-// of a pass-through call; here it runs beside the proxy instead. Rows arrive as positional values,
-// are written in batches (every FLUSH_MS or BATCH_ROWS), and every `flush` request is answered
-// once everything received before it is committed.
+// of a pass-through call; here it runs beside the proxy instead. Rows arrive as the lines the
+// journal holds (JSON arrays of the insert's values), one string per loop turn; they are written in
+// batches (every FLUSH_MS or BATCH_ROWS), and every `flush` request is answered once everything
+// received before it is committed.
 import { parentPort, workerData } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
+import { lineValues } from '../store/request-log-row.ts';
 import { type LogValue, sqliteLogBatchInsert } from '../store/request-log-sqlite.ts';
 import type { ToLogWorker } from './worker-protocol.ts';
 
@@ -49,10 +51,25 @@ function write(): void {
   }
 }
 
+function take(lines: string): void {
+  let bad = 0;
+  let first: unknown;
+  for (const line of lines.split('\n')) {
+    try {
+      queue.push(lineValues(line));
+    } catch (err) {
+      // The proxy thread made these lines; a bad one is a bug, reported like a failed insert.
+      bad++;
+      first ??= err;
+    }
+  }
+  if (bad > 0) port.postMessage({ type: 'error', rows: bad, message: String(first) });
+}
+
 port.on('message', (msg: ToLogWorker) => {
   switch (msg.type) {
     case 'rows':
-      for (const r of msg.rows) queue.push(r);
+      take(msg.lines);
       if (queue.length >= BATCH_ROWS) write();
       else timer ??= setTimeout(write, FLUSH_MS);
       break;

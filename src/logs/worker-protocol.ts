@@ -1,7 +1,8 @@
 // Messages between the request-log writer and its SQLite worker thread.
-import type { LogValue } from '../store/request-log-sqlite.ts';
 
-export type ToLogWorker = { type: 'rows'; rows: LogValue[][] } | { type: 'flush'; id: number } | { type: 'close' };
+export type ToLogWorker =
+  /** One loop turn's rows: their journal lines (request-log-row.ts `logLine`) joined by newlines. */
+  { type: 'rows'; lines: string } | { type: 'flush'; id: number } | { type: 'close' };
 
 export type FromLogWorker =
   | { type: 'ready' }

@@ -7,7 +7,7 @@ import pino from 'pino';
 import { RecordingSink } from '../../test/helpers/recording-sink.ts';
 import { loadConfig } from '../config.ts';
 import { openStore } from '../store/index.ts';
-import type { RequestLogRow } from '../store/request-logs.ts';
+import { logLine, type RequestLogRow } from '../store/request-log-row.ts';
 import { newId } from '../util/ids.ts';
 import { WorkerLogWriter } from './worker-writer.ts';
 
@@ -66,9 +66,14 @@ test('rows enqueued before and after the worker starts are all committed by flus
     assert.equal(one?.responseBody, '{"n":2}');
     assert.deepEqual(one?.decisionTrace, { strategy: 'direct' });
 
-    for (let i = 5; i < 450; i++) writer.enqueue(row(i));
+    // As the journal hands them on: with the line it wrote, which goes to the worker as it is.
+    const later = Array.from({ length: 445 }, (_, i) => row(i + 5));
+    for (const r of later) writer.enqueue(r, logLine(r));
     await writer.close();
-    assert.equal((await handle.stores.logs.list({ orgId: 'org_w' }, { limit: 1000 })).length, 450);
+    const all = await handle.stores.logs.list({ orgId: 'org_w' }, { limit: 1000 });
+    assert.equal(all.length, 450);
+    const last = all.find((r) => r.id === later[444].id);
+    assert.deepEqual(last, { ...later[444], latencyMs: 2 });
     assert.equal(fallback.rows.length, 0);
   } finally {
     await handle.close();

@@ -1,12 +1,12 @@
-// Request-log writer for SQLite mode: rows are turned into positional values on the event loop and
-// handed to a worker thread (sqlite-log-worker.ts) once per loop turn, so the proxy thread neither
-// runs the inserts nor keeps rows alive long enough for the garbage collector to promote them.
-// Rows enqueued before the worker has opened the database are held as they are; if it never gets
-// there (bad path, native failure) they and every later row go to the in-thread fallback writer.
+// Request-log writer for SQLite mode: the rows' journal lines (made once per row, by the journal)
+// are handed to a worker thread (sqlite-log-worker.ts) as one string per loop turn, so the proxy
+// thread neither runs the inserts nor clones row values for the thread, nor keeps rows alive long
+// enough for the garbage collector to promote them. Rows enqueued before the worker has opened the
+// database are held as they are; if it never gets there (bad path, native failure) they and every
+// later row go to the in-thread fallback writer.
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import type { LogValue } from '../store/request-log-sqlite.ts';
-import { logValues, type RequestLogRow } from '../store/request-logs.ts';
+import { logLine, type RequestLogRow } from '../store/request-log-row.ts';
 import type { FromLogWorker, ToLogWorker } from './worker-protocol.ts';
 import type { RequestLogSink } from './writer.ts';
 
@@ -31,10 +31,10 @@ export class WorkerLogWriter implements RequestLogSink {
   /** Resolves when the worker is ready or dead, whichever comes first. */
   readonly #settled: Promise<void>;
   #settle!: () => void;
-  /** Rows enqueued before the worker was ready. */
-  #early: RequestLogRow[] = [];
-  /** Rows enqueued this loop turn, posted together. */
-  #buffer: LogValue[][] = [];
+  /** Rows enqueued before the worker was ready, with their lines when the caller had them. */
+  #early: Array<{ row: RequestLogRow; line: string | undefined }> = [];
+  /** Lines of the rows enqueued this loop turn, posted together. */
+  #lines: string[] = [];
   #posting = false;
   #nextFlushId = 0;
   readonly #waiting = new Map<number, () => void>();
@@ -60,11 +60,11 @@ export class WorkerLogWriter implements RequestLogSink {
     this.#worker.on('exit', () => this.#die());
   }
 
-  enqueue(row: RequestLogRow): void {
-    if (this.#state === 'dead') this.#fallback.enqueue(row);
-    else if (this.#state === 'starting') this.#early.push(row);
+  enqueue(row: RequestLogRow, line?: string): void {
+    if (this.#state === 'dead') this.#fallback.enqueue(row, line);
+    else if (this.#state === 'starting') this.#early.push({ row, line });
     else {
-      this.#buffer.push(logValues(row));
+      this.#lines.push(line ?? logLine(row));
       if (!this.#posting) {
         this.#posting = true;
         setImmediate(() => this.#post());
@@ -73,7 +73,7 @@ export class WorkerLogWriter implements RequestLogSink {
   }
 
   get pending(): number {
-    return this.#early.length + this.#buffer.length + this.#fallback.pending;
+    return this.#early.length + this.#lines.length + this.#fallback.pending;
   }
 
   get failed(): number {
@@ -114,10 +114,11 @@ export class WorkerLogWriter implements RequestLogSink {
 
   #post(): void {
     this.#posting = false;
-    if (this.#buffer.length === 0 || this.#state !== 'ready') return;
-    const rows = this.#buffer;
-    this.#buffer = [];
-    this.#send({ type: 'rows', rows });
+    if (this.#lines.length === 0 || this.#state !== 'ready') return;
+    // One string: cloned for the thread as one copy of its characters, however many rows it holds.
+    const lines = this.#lines.join('\n');
+    this.#lines = [];
+    this.#send({ type: 'rows', lines });
   }
 
   #send(msg: ToLogWorker): void {
@@ -130,7 +131,7 @@ export class WorkerLogWriter implements RequestLogSink {
         this.#state = 'ready';
         const early = this.#early;
         this.#early = [];
-        for (const row of early) this.enqueue(row);
+        for (const e of early) this.enqueue(e.row, e.line);
         if (this.#waiting.size === 0 && !this.#closed) this.#worker.unref();
         this.#settle();
         break;
@@ -156,7 +157,7 @@ export class WorkerLogWriter implements RequestLogSink {
     this.#state = 'dead';
     // Rows posted to a worker that then crashed are lost with it (inserts that fail are caught and
     // retried inside the worker, so only a crash of the thread itself gets here after startup).
-    for (const row of this.#early) this.#fallback.enqueue(row);
+    for (const e of this.#early) this.#fallback.enqueue(e.row, e.line);
     this.#early = [];
     for (const resolve of this.#waiting.values()) resolve();
     this.#waiting.clear();

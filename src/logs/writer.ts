@@ -11,7 +11,11 @@ const MAX_QUEUED = 100_000;
 
 /** Where the proxy hands request-log rows; never awaited on the request path. */
 export interface RequestLogSink {
-  enqueue(row: RequestLogRow): void;
+  /**
+   * `line` is the row's journal line (request-log-row.ts `logLine`) when the caller has made it
+   * already: a sink that needs the row as text takes it instead of serializing the row again.
+   */
+  enqueue(row: RequestLogRow, line?: string): void;
   /** Resolves once every row enqueued so far is stored (or given up on). */
   flush(): Promise<void>;
   /** Flushes, then releases what the sink holds (a worker thread). */

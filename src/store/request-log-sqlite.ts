@@ -6,6 +6,11 @@ import type { RequestLogsTable } from './schema.ts';
 
 export type SQLiteHandle = import('better-sqlite3').Database;
 
+/**
+ * The insert's columns, in the order of the values it binds. Also the layout of request-log journal
+ * lines (request-log-row.ts `logLine`), which a later version replays by position: a new column
+ * goes at the end, and none is removed or moved.
+ */
 export const LOG_COLUMNS: ReadonlyArray<keyof RequestLogsTable> = [
   'id',
   'request_type',

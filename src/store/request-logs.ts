@@ -1,57 +1,15 @@
 // Request log rows (written behind the response in batches by src/logs/writer.ts).
 
 import { encodeTime } from 'ulid';
-import { fromJsonText, toJsonText } from '../util/json.ts';
 import type { Db } from './db.ts';
 import { escapeLike, likeEscaped } from './like.ts';
 import { type CacheLogStats, type CacheStatsQuery, readCacheStats } from './request-log-cache-stats.ts';
-import { LOG_COLUMNS, type LogValue } from './request-log-sqlite.ts';
+import { fromLogTable, type RequestLogRow, toLogTable } from './request-log-row.ts';
 import { RollupBatch } from './rollups.ts';
 import { createRollupWriter } from './rollups-write.ts';
-import type { RequestLogsTable } from './schema.ts';
 
 export type { CacheLogStats, CacheStatsQuery } from './request-log-cache-stats.ts';
-
-export interface RequestLogRow {
-  /** The request id, `req_<ulid>`. */
-  id: string;
-  requestType: string;
-  orgId: string;
-  projectId: string | null;
-  apiKeyId: string | null;
-  endUser: string | null;
-  tags: Record<string, string> | null;
-  traceId: string | null;
-  conversationId: string | null;
-  modelRequested: string | null;
-  modelUsed: string | null;
-  provider: string | null;
-  credentialId: string | null;
-  statusCode: number;
-  latencyMs: number;
-  ttfbMs: number | null;
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheCreationTokens: number;
-  costUsd: number | null;
-  error: unknown;
-  decisionTrace: unknown;
-  /** Null when the project's retention settings say not to keep bodies. */
-  requestBody: string | null;
-  responseBody: string | null;
-  createdAt: string;
-  /** `hit` / `miss` when the project's semantic cache was consulted, else null. */
-  cache: 'hit' | 'miss' | null;
-  /** The request id this call re-ran (`POST /manage/v1/logs/{id}/replay`). */
-  replayOf: string | null;
-  /** Cache hits: what the upstream call behind the served entry cost (the hit itself costs 0). */
-  savedCostUsd: number;
-  /** Similarity of the entry served (1 on the exact tier), or in shadow mode of the would-be hit. */
-  cacheSimilarity: number | null;
-  /** Shadow mode's would-be hits: whether the fresh answer matched the cached one. */
-  cacheShadowMatch: boolean | null;
-}
+export { logValues, type RequestLogRow } from './request-log-row.ts';
 
 export interface LogFilters {
   orgId: string;
@@ -107,82 +65,6 @@ export interface SpendQuery {
   where?: { projectId?: string; apiKeyId?: string; endUser?: string };
 }
 
-const flag = (v: boolean | null): number | null => (v === null ? null : v ? 1 : 0);
-
-function toTable(r: RequestLogRow): RequestLogsTable {
-  return {
-    id: r.id,
-    request_type: r.requestType,
-    org_id: r.orgId,
-    project_id: r.projectId,
-    api_key_id: r.apiKeyId,
-    end_user: r.endUser,
-    tags: toJsonText(r.tags),
-    trace_id: r.traceId,
-    conversation_id: r.conversationId,
-    model_requested: r.modelRequested,
-    model_used: r.modelUsed,
-    provider: r.provider,
-    credential_id: r.credentialId,
-    status_code: r.statusCode,
-    latency_ms: Math.round(r.latencyMs),
-    ttfb_ms: r.ttfbMs === null ? null : Math.round(r.ttfbMs),
-    input_tokens: r.inputTokens,
-    output_tokens: r.outputTokens,
-    cache_read_tokens: r.cacheReadTokens,
-    cache_creation_tokens: r.cacheCreationTokens,
-    cost_usd: r.costUsd,
-    error: toJsonText(r.error),
-    decision_trace: toJsonText(r.decisionTrace),
-    request_body: r.requestBody,
-    response_body: r.responseBody,
-    created_at: r.createdAt,
-    // Rows journaled by an older version lack the newer fields.
-    cache: r.cache ?? null,
-    replay_of: r.replayOf ?? null,
-    saved_cost_usd: r.savedCostUsd ?? 0,
-    cache_similarity: r.cacheSimilarity ?? null,
-    cache_shadow_match: flag(r.cacheShadowMatch ?? null),
-  };
-}
-
-function fromTable(t: RequestLogsTable): RequestLogRow {
-  const tags = fromJsonText(t.tags);
-  return {
-    id: t.id,
-    requestType: t.request_type,
-    orgId: t.org_id,
-    projectId: t.project_id,
-    apiKeyId: t.api_key_id,
-    endUser: t.end_user,
-    tags: tags === null ? null : (tags as Record<string, string>),
-    traceId: t.trace_id,
-    conversationId: t.conversation_id,
-    modelRequested: t.model_requested,
-    modelUsed: t.model_used,
-    provider: t.provider,
-    credentialId: t.credential_id,
-    statusCode: Number(t.status_code),
-    latencyMs: Number(t.latency_ms),
-    ttfbMs: t.ttfb_ms === null ? null : Number(t.ttfb_ms),
-    inputTokens: Number(t.input_tokens),
-    outputTokens: Number(t.output_tokens),
-    cacheReadTokens: Number(t.cache_read_tokens),
-    cacheCreationTokens: Number(t.cache_creation_tokens),
-    costUsd: t.cost_usd === null ? null : Number(t.cost_usd),
-    error: fromJsonText(t.error),
-    decisionTrace: fromJsonText(t.decision_trace),
-    requestBody: t.request_body,
-    responseBody: t.response_body,
-    createdAt: t.created_at,
-    cache: t.cache === 'hit' || t.cache === 'miss' ? t.cache : null,
-    replayOf: t.replay_of,
-    savedCostUsd: Number(t.saved_cost_usd),
-    cacheSimilarity: t.cache_similarity === null ? null : Number(t.cache_similarity),
-    cacheShadowMatch: t.cache_shadow_match === null ? null : Number(t.cache_shadow_match) === 1,
-  };
-}
-
 /**
  * The smallest request id of a moment (ISO 8601): ids are `req_` + a ULID, whose first 10
  * characters are the creation time in milliseconds (Crockford base32, lower-cased here).
@@ -196,12 +78,6 @@ const STATUS_RANGES = { '2xx': [200, 299], '4xx': [400, 499], '5xx': [500, 599] 
 // Both dialects cap bound parameters per statement; 31 columns x 200 rows stays well under them.
 const INSERT_CHUNK = 200;
 
-/** A row as the values of LOG_COLUMNS, in order (what SQLITE_LOG_INSERT binds). */
-export function logValues(r: RequestLogRow): LogValue[] {
-  const t = toTable(r);
-  return LOG_COLUMNS.map((c) => t[c] as LogValue);
-}
-
 export function createRequestLogStore(db: Db): RequestLogStore {
   const rollupWriter = createRollupWriter();
   return {
@@ -211,7 +87,7 @@ export function createRequestLogStore(db: Db): RequestLogStore {
       await db.transaction().execute(async (trx) => {
         const rollups = new RollupBatch();
         for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-          const chunk = rows.slice(i, i + INSERT_CHUNK).map(toTable);
+          const chunk = rows.slice(i, i + INSERT_CHUNK).map(toLogTable);
           const stored = await trx
             .insertInto('request_logs')
             .values(chunk)
@@ -256,7 +132,7 @@ export function createRequestLogStore(db: Db): RequestLogStore {
         .where('org_id', '=', orgId)
         .where('id', '=', id)
         .executeTakeFirst();
-      return r ? fromTable(r) : undefined;
+      return r ? fromLogTable(r) : undefined;
     },
     async list(f, page) {
       let q = db.selectFrom('request_logs').selectAll().where('org_id', '=', f.orgId);
@@ -286,7 +162,7 @@ export function createRequestLogStore(db: Db): RequestLogStore {
         q = q.where(likeEscaped('tags', `%${escapeLike(fragment)}%`));
       }
       const rows = await q.orderBy('id', 'desc').limit(page.limit).execute();
-      return rows.map(fromTable);
+      return rows.map(fromLogTable);
     },
     async sweep(cutoffs, limit) {
       // Bounded batches by id (time-ordered): each statement touches at most `limit` rows, so the
