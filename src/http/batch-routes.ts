@@ -13,9 +13,7 @@ import { formatCostHeader } from '../providers/catalog/cost.ts';
 import { UpstreamTransportError } from '../providers/http.ts';
 import type { BatchFamily, BatchRecord } from '../store/batches.ts';
 import { isBetaPath, sendError } from './errors.ts';
-import { requireBody } from './json-body.ts';
-
-type IdRequest = FastifyRequest<{ Params: { id: string } }>;
+import { type ProxyRequest, registerProxyGroup } from './route-table.ts';
 
 interface Answer {
   status?: number;
@@ -105,41 +103,39 @@ export function batchRoutes(deps: PipelineDeps, batches: Batches) {
           const json = f === 'alpha' ? { object: 'list', ...page } : page;
           return { json: json as unknown as JsonValue };
         }),
-      get: (req: IdRequest, reply: FastifyReply) =>
+      get: (req: ProxyRequest, reply: FastifyReply) =>
         serve(req, reply, 'batch_retrieve', async () =>
           object(req, await batches.retrieve(req.principal, f, req.params.id)),
         ),
-      cancel: (req: IdRequest, reply: FastifyReply) =>
+      cancel: (req: ProxyRequest, reply: FastifyReply) =>
         serve(req, reply, 'batch_cancel', async () =>
           object(req, await batches.cancel(req.principal, f, req.params.id)),
         ),
     });
 
     const alpha = family('alpha');
-    const json = { preValidation: requireBody };
-    app.post('/alpha/v1/batches', json, alpha.create);
-    app.get('/alpha/v1/batches', alpha.list);
-    app.get('/alpha/v1/batches/:id', alpha.get);
-    app.post('/alpha/v1/batches/:id/cancel', alpha.cancel);
-
     const beta = family('beta');
-    app.post('/beta/v1/messages/batches', json, beta.create);
-    app.get('/beta/v1/messages/batches', beta.list);
-    app.get('/beta/v1/messages/batches/:id', beta.get);
-    app.post('/beta/v1/messages/batches/:id/cancel', beta.cancel);
-    app.delete('/beta/v1/messages/batches/:id', (req: IdRequest, reply) =>
-      serve(req, reply, 'batch_delete', async () => {
-        const b = await batches.find(req.principal, 'beta', req.params.id);
-        return { json: await batches.delete(b), batch: b };
-      }),
-    );
-    app.get('/beta/v1/messages/batches/:id/results', (req: IdRequest, reply) =>
-      serve(req, reply, 'batch_results', async () => {
-        const b = await batches.retrieve(req.principal, 'beta', req.params.id);
-        if (b.status !== 'ended')
-          throw new GatewayError('invalid_request', { message: 'results are available once the batch has ended' });
-        return { lines: await batches.results(b), batch: b };
-      }),
-    );
+    registerProxyGroup(app, 'batches', {
+      alpha_create: alpha.create,
+      alpha_list: alpha.list,
+      alpha_retrieve: alpha.get,
+      alpha_cancel: alpha.cancel,
+      beta_create: beta.create,
+      beta_list: beta.list,
+      beta_retrieve: beta.get,
+      beta_cancel: beta.cancel,
+      beta_delete: (req, reply) =>
+        serve(req, reply, 'batch_delete', async () => {
+          const b = await batches.find(req.principal, 'beta', req.params.id);
+          return { json: await batches.delete(b), batch: b };
+        }),
+      beta_results: (req, reply) =>
+        serve(req, reply, 'batch_results', async () => {
+          const b = await batches.retrieve(req.principal, 'beta', req.params.id);
+          if (b.status !== 'ended')
+            throw new GatewayError('invalid_request', { message: 'results are available once the batch has ended' });
+          return { lines: await batches.results(b), batch: b };
+        }),
+    });
   };
 }

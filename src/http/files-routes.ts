@@ -7,6 +7,7 @@ import { type FilesCaller, type FilesReply, FilesService, type FormPart } from '
 import type { PipelineDeps } from '../pipeline/deps.ts';
 import { safeHeaders } from './header-value.ts';
 import type { InFlight } from './proxy-routes.ts';
+import { registerProxyGroup } from './route-table.ts';
 
 /**
  * The gateway sets no size cap of its own on uploads (SPEC: an oversize file gets the upstream's
@@ -68,8 +69,6 @@ function write(reply: FastifyReply, out: FilesReply): FastifyReply {
   return reply.send('json' in body ? JSON.stringify(body.json) : body.text);
 }
 
-type IdRequest = FastifyRequest<{ Params: { id: string } }>;
-
 export function filesRoutes(deps: PipelineDeps, inFlight: InFlight) {
   return async (app: FastifyInstance): Promise<void> => {
     // Encapsulated here: no other route reads multipart bodies. Parts stay streams (never buffered by
@@ -89,20 +88,16 @@ export function filesRoutes(deps: PipelineDeps, inFlight: InFlight) {
       signal: inFlight.track(reply),
     });
 
-    app.post('/alpha/v1/files', { bodyLimit: UPLOAD_BODY_LIMIT }, async (req, reply) =>
-      write(reply, await service.upload(caller(req, reply), formParts(req))),
-    );
-    app.get('/alpha/v1/files', async (req, reply) =>
-      write(reply, await service.list(caller(req, reply), (req.query ?? {}) as Record<string, unknown>)),
-    );
-    app.get('/alpha/v1/files/:id', async (req: IdRequest, reply) =>
-      write(reply, await service.retrieve(caller(req, reply), req.params.id)),
-    );
-    app.delete('/alpha/v1/files/:id', async (req: IdRequest, reply) =>
-      write(reply, await service.remove(caller(req, reply), req.params.id)),
-    );
-    app.get('/alpha/v1/files/:id/content', async (req: IdRequest, reply) =>
-      write(reply, await service.content(caller(req, reply), req.params.id)),
-    );
+    registerProxyGroup(app, 'files', {
+      upload: {
+        bodyLimit: UPLOAD_BODY_LIMIT,
+        handler: async (req, reply) => write(reply, await service.upload(caller(req, reply), formParts(req))),
+      },
+      list: async (req, reply) =>
+        write(reply, await service.list(caller(req, reply), (req.query ?? {}) as Record<string, unknown>)),
+      retrieve: async (req, reply) => write(reply, await service.retrieve(caller(req, reply), req.params.id)),
+      delete: async (req, reply) => write(reply, await service.remove(caller(req, reply), req.params.id)),
+      content: async (req, reply) => write(reply, await service.content(caller(req, reply), req.params.id)),
+    });
   };
 }

@@ -31,12 +31,3 @@ export function registerJsonParser(app: FastifyInstance): void {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parse);
   app.addContentTypeParser(/^application\/[\w.+-]+\+json$/, { parseAs: 'string' }, parse);
 }
-
-/**
- * preValidation of the routes whose body is a JSON object (chat, messages, embeddings, responses,
- * images, speech, batch creation): no body at all is `empty_body`, not a complaint about the
- * shape of a body the caller never sent.
- */
-export async function requireBody(request: FastifyRequest): Promise<void> {
-  if (request.body === undefined) throw new GatewayError('empty_body');
-}

@@ -10,8 +10,8 @@ import type { RawReply } from '../pipeline/raw-call.ts';
 import type { Responses } from '../responses/service.ts';
 import { megabytes } from './errors.ts';
 import { safeHeaders } from './header-value.ts';
-import { requireBody } from './json-body.ts';
 import type { InFlight } from './proxy-routes.ts';
+import { type ProxyRequest, registerProxyGroup } from './route-table.ts';
 
 /** OpenAI takes audio files up to 25 MB; the form is held whole, so it is bounded a little above that. */
 const AUDIO_FORM_LIMIT = 30 * 1024 * 1024;
@@ -65,8 +65,6 @@ function queryOf(req: FastifyRequest): string {
   return i < 0 ? '' : req.url.slice(i);
 }
 
-type IdRequest = FastifyRequest<{ Params: { id: string } }>;
-
 export function passthroughRoutes(responses: Responses, media: Media, inFlight: InFlight) {
   return async (app: FastifyInstance): Promise<void> => {
     await app.register(multipart, { limits: { fileSize: AUDIO_FORM_LIMIT, fields: 50, parts: 60 } });
@@ -77,31 +75,27 @@ export function passthroughRoutes(responses: Responses, media: Media, inFlight: 
       signal: inFlight.track(reply),
       rawBody: req.rawBody,
     });
-    const base = '/alpha/v1/responses';
-    const json = { preValidation: requireBody };
-    app.post(base, json, async (req, reply) => write(reply, await responses.create(caller(req, reply), req.body)));
-    app.get(`${base}/:id`, async (req: IdRequest, reply) =>
-      write(reply, await responses.followUp(caller(req, reply), 'retrieve', req.params.id, queryOf(req))),
-    );
-    app.delete(`${base}/:id`, async (req: IdRequest, reply) =>
-      write(reply, await responses.followUp(caller(req, reply), 'delete', req.params.id, '')),
-    );
-    app.post(`${base}/:id/cancel`, async (req: IdRequest, reply) =>
-      write(reply, await responses.followUp(caller(req, reply), 'cancel', req.params.id, '')),
-    );
-    app.get(`${base}/:id/input_items`, async (req: IdRequest, reply) =>
-      write(reply, await responses.followUp(caller(req, reply), 'input_items', req.params.id, queryOf(req))),
-    );
-    app.post('/alpha/v1/images/generations', json, async (req, reply) =>
-      write(reply, await media.images(caller(req, reply), req.body)),
-    );
-    app.post('/alpha/v1/audio/speech', json, async (req, reply) =>
-      write(reply, await media.speech(caller(req, reply), req.body)),
-    );
-    for (const op of ['transcriptions', 'translations'] as const) {
-      app.post(`/alpha/v1/audio/${op}`, { bodyLimit: AUDIO_FORM_LIMIT }, async (req, reply) =>
+    registerProxyGroup(app, 'responses', {
+      create: async (req, reply) => write(reply, await responses.create(caller(req, reply), req.body)),
+      retrieve: async (req, reply) =>
+        write(reply, await responses.followUp(caller(req, reply), 'retrieve', req.params.id, queryOf(req))),
+      delete: async (req, reply) =>
+        write(reply, await responses.followUp(caller(req, reply), 'delete', req.params.id, '')),
+      cancel: async (req, reply) =>
+        write(reply, await responses.followUp(caller(req, reply), 'cancel', req.params.id, '')),
+      input_items: async (req, reply) =>
+        write(reply, await responses.followUp(caller(req, reply), 'input_items', req.params.id, queryOf(req))),
+    });
+    const transcribe = (op: 'transcriptions' | 'translations') => ({
+      bodyLimit: AUDIO_FORM_LIMIT,
+      handler: async (req: ProxyRequest, reply: FastifyReply) =>
         write(reply, await media.transcribe(caller(req, reply), await readForm(req), op)),
-      );
-    }
+    });
+    registerProxyGroup(app, 'media', {
+      images: async (req, reply) => write(reply, await media.images(caller(req, reply), req.body)),
+      speech: async (req, reply) => write(reply, await media.speech(caller(req, reply), req.body)),
+      transcriptions: transcribe('transcriptions'),
+      translations: transcribe('translations'),
+    });
   };
 }

@@ -1,7 +1,9 @@
-// The proxy routes of both families: each binds a path to a family codec and a pipeline flow, and
-// writes the pipeline's reply (JSON or SSE). Nothing here knows what a flow does.
+// The proxy routes of both families: each binds a route of the proxy list (manage/proxy-paths.ts)
+// to a family codec and a pipeline flow, and writes the pipeline's reply (JSON or SSE). Nothing
+// here knows what a flow does.
 
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ServerResponse } from 'node:http';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ShutdownAbort } from '../errors/gateway-error.ts';
 import { alphaCodec } from '../families/alpha/codec.ts';
 import { betaCodec } from '../families/beta/codec.ts';
@@ -12,7 +14,7 @@ import type { PipelineDeps } from '../pipeline/deps.ts';
 import { runEmbeddings } from '../pipeline/embeddings.ts';
 import type { PipelineReply, ProxyInput } from '../pipeline/types.ts';
 import { safeHeaders } from './header-value.ts';
-import { requireBody } from './json-body.ts';
+import { type ProxyRequest, registerProxyGroup } from './route-table.ts';
 import { writeSse } from './sse.ts';
 
 type Flow = (input: ProxyInput, deps: PipelineDeps) => Promise<PipelineReply>;
@@ -22,16 +24,25 @@ type Flow = (input: ProxyInput, deps: PipelineDeps) => Promise<PipelineReply>;
  * an error answer (and a log row) instead of letting the process exit under them.
  */
 export class InFlight {
-  readonly #calls = new Set<AbortController>();
+  readonly #calls = new Map<ServerResponse, AbortController>();
+  // One listener for every call (it finds its call by the response it fires on): no closure per call.
+  readonly #onClose: (this: ServerResponse) => void;
+
+  constructor() {
+    const calls = this.#calls;
+    this.#onClose = function onClose(this: ServerResponse): void {
+      const ac = calls.get(this);
+      calls.delete(this);
+      if (ac !== undefined && !this.writableFinished) ac.abort(new Error('client disconnected'));
+    };
+  }
 
   /** Aborts when the caller disconnects before the response is complete, or on abortAll(). */
   track(reply: FastifyReply): AbortSignal {
     const ac = new AbortController();
-    this.#calls.add(ac);
-    reply.raw.on('close', () => {
-      this.#calls.delete(ac);
-      if (!reply.raw.writableFinished) ac.abort(new Error('client disconnected'));
-    });
+    const raw = reply.raw;
+    this.#calls.set(raw, ac);
+    raw.once('close', this.#onClose);
     return ac.signal;
   }
 
@@ -40,12 +51,12 @@ export class InFlight {
   }
 
   abortAll(): void {
-    for (const ac of this.#calls) ac.abort(new ShutdownAbort());
+    for (const ac of this.#calls.values()) ac.abort(new ShutdownAbort());
   }
 }
 
 async function serve(
-  req: FastifyRequest,
+  req: ProxyRequest,
   reply: FastifyReply,
   codec: FamilyCodec,
   flow: Flow,
@@ -83,21 +94,18 @@ async function serve(
 }
 
 export function proxyRoutes(deps: PipelineDeps, inFlight: InFlight) {
+  const route = (codec: FamilyCodec, flow: Flow, dryRun?: boolean) => (req: ProxyRequest, reply: FastifyReply) =>
+    serve(req, reply, codec, flow, deps, inFlight, dryRun);
   return async (app: FastifyInstance): Promise<void> => {
-    const json = { preValidation: requireBody };
-    app.post('/alpha/v1/chat/completions', json, (req, reply) =>
-      serve(req, reply, alphaCodec, runChat, deps, inFlight),
-    );
-    // Same logic as the X-Svc-Dry-Run header, whatever the header says.
-    app.post('/alpha/v1/dry-run', json, (req, reply) => serve(req, reply, alphaCodec, runChat, deps, inFlight, true));
-    app.post('/alpha/v1/embeddings', json, (req, reply) =>
-      serve(req, reply, alphaCodec, runEmbeddings, deps, inFlight),
-    );
-    app.get('/alpha/v1/models', async () => ({ object: 'list', data: [] }));
-    app.post('/beta/v1/messages', json, (req, reply) => serve(req, reply, betaCodec, runChat, deps, inFlight));
-    app.post('/beta/v1/messages/count_tokens', json, (req, reply) =>
-      serve(req, reply, betaCodec, runCountTokens, deps, inFlight),
-    );
-    app.get('/beta/v1/models', async () => ({ data: [], has_more: false }));
+    registerProxyGroup(app, 'calls', {
+      chat: route(alphaCodec, runChat),
+      // Same logic as the X-Svc-Dry-Run header, whatever the header says.
+      dry_run: route(alphaCodec, runChat, true),
+      embeddings: route(alphaCodec, runEmbeddings),
+      alpha_models: async () => ({ object: 'list', data: [] }),
+      messages: route(betaCodec, runChat),
+      count_tokens: route(betaCodec, runCountTokens),
+      beta_models: async () => ({ data: [], has_more: false }),
+    });
   };
 }

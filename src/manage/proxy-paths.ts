@@ -1,11 +1,40 @@
-// The proxy endpoints listed in /openapi.yaml next to the management operations. Families append
-// rows here as their endpoints land; the drift test then requires openapi.yaml to be regenerated.
-export interface ProxyPathDoc {
+// The proxy endpoints, listed once: the http layer registers every route from this list (by its
+// group and route name) and /openapi.yaml documents the same rows next to the management
+// operations. A new endpoint is a row here plus its handler; test/proxy/route-table.test.ts fails
+// when the served routes and this list disagree, and the openapi drift test asks for a regeneration.
+
+/** The route names of each group: the http layer's handlers for a group are keyed by them. */
+export interface ProxyRouteNames {
+  /** Model calls through the pipeline, and the model lists. */
+  calls: 'chat' | 'dry_run' | 'embeddings' | 'alpha_models' | 'messages' | 'count_tokens' | 'beta_models';
+  files: 'upload' | 'list' | 'retrieve' | 'delete' | 'content';
+  batches:
+    | 'alpha_create'
+    | 'alpha_list'
+    | 'alpha_retrieve'
+    | 'alpha_cancel'
+    | 'beta_create'
+    | 'beta_list'
+    | 'beta_retrieve'
+    | 'beta_results'
+    | 'beta_cancel'
+    | 'beta_delete';
+  responses: 'create' | 'retrieve' | 'delete' | 'cancel' | 'input_items';
+  media: 'images' | 'speech' | 'transcriptions' | 'translations';
+}
+
+export type ProxyGroup = keyof ProxyRouteNames;
+
+interface PathDoc {
   method: 'GET' | 'POST' | 'DELETE';
+  /** OpenAPI form: path parameters as `{id}` (the only parameter name proxy paths use). */
   path: string;
   family: 'alpha' | 'beta';
   summary: string;
-  /** True when the endpoint takes a JSON body (free-form here; SPEC mirrors the upstream shapes). */
+  /**
+   * The endpoint takes a JSON body (free-form here; SPEC mirrors the upstream shapes). The body is
+   * required: a call without one is refused as `empty_body` before its handler runs.
+   */
   jsonBody: boolean;
   /** True when `stream: true` answers with text/event-stream. */
   streams?: boolean;
@@ -13,8 +42,12 @@ export interface ProxyPathDoc {
   modelFree?: boolean;
 }
 
-export const PROXY_PATHS: ProxyPathDoc[] = [
+export type ProxyPathDoc = { [G in ProxyGroup]: PathDoc & { group: G; route: ProxyRouteNames[G] } }[ProxyGroup];
+
+export const PROXY_PATHS: readonly ProxyPathDoc[] = [
   {
+    group: 'calls',
+    route: 'chat',
     method: 'POST',
     path: '/alpha/v1/chat/completions',
     family: 'alpha',
@@ -22,9 +55,27 @@ export const PROXY_PATHS: ProxyPathDoc[] = [
     jsonBody: true,
     streams: true,
   },
-  { method: 'POST', path: '/alpha/v1/embeddings', family: 'alpha', summary: 'Embeddings', jsonBody: true },
-  { method: 'GET', path: '/alpha/v1/models', family: 'alpha', summary: 'Model list (always empty)', jsonBody: false },
   {
+    group: 'calls',
+    route: 'embeddings',
+    method: 'POST',
+    path: '/alpha/v1/embeddings',
+    family: 'alpha',
+    summary: 'Embeddings',
+    jsonBody: true,
+  },
+  {
+    group: 'calls',
+    route: 'alpha_models',
+    method: 'GET',
+    path: '/alpha/v1/models',
+    family: 'alpha',
+    summary: 'Model list (always empty)',
+    jsonBody: false,
+  },
+  {
+    group: 'calls',
+    route: 'dry_run',
     method: 'POST',
     path: '/alpha/v1/dry-run',
     family: 'alpha',
@@ -32,6 +83,8 @@ export const PROXY_PATHS: ProxyPathDoc[] = [
     jsonBody: true,
   },
   {
+    group: 'calls',
+    route: 'messages',
     method: 'POST',
     path: '/beta/v1/messages',
     family: 'beta',
@@ -40,13 +93,23 @@ export const PROXY_PATHS: ProxyPathDoc[] = [
     streams: true,
   },
   {
+    group: 'calls',
+    route: 'count_tokens',
     method: 'POST',
     path: '/beta/v1/messages/count_tokens',
     family: 'beta',
     summary: 'Count input tokens of a messages request',
     jsonBody: true,
   },
-  { method: 'GET', path: '/beta/v1/models', family: 'beta', summary: 'Model list (always empty)', jsonBody: false },
+  {
+    group: 'calls',
+    route: 'beta_models',
+    method: 'GET',
+    path: '/beta/v1/models',
+    family: 'beta',
+    summary: 'Model list (always empty)',
+    jsonBody: false,
+  },
   ...files(),
   ...batches(),
   ...responses(),
@@ -55,68 +118,89 @@ export const PROXY_PATHS: ProxyPathDoc[] = [
 
 function responses(): ProxyPathDoc[] {
   const base = '/alpha/v1/responses';
-  const row = (method: ProxyPathDoc['method'], path: string, summary: string, extra: Partial<ProxyPathDoc> = {}) => ({
+  const row = (
+    route: ProxyRouteNames['responses'],
+    method: PathDoc['method'],
+    path: string,
+    summary: string,
+    extra: Partial<PathDoc> = {},
+  ): ProxyPathDoc => ({
+    group: 'responses',
+    route,
     method,
     path: `${base}${path}`,
-    family: 'alpha' as const,
+    family: 'alpha',
     summary,
     jsonBody: false,
     ...extra,
   });
   return [
     row(
+      'create',
       'POST',
       '',
       'Create a response (Responses API, passed through to openai or azure-openai); SSE when stream is true; background mode',
-      {
-        jsonBody: true,
-        streams: true,
-      },
+      { jsonBody: true, streams: true },
     ),
-    row('GET', '/{id}', 'A stored response (stream=true replays it as SSE; starting_after)', { streams: true }),
-    row('DELETE', '/{id}', 'Delete a stored response'),
-    row('POST', '/{id}/cancel', 'Cancel a background response'),
-    row('GET', '/{id}/input_items', 'Input items of a response (limit, order, after, before)'),
+    row('retrieve', 'GET', '/{id}', 'A stored response (stream=true replays it as SSE; starting_after)', {
+      streams: true,
+    }),
+    row('delete', 'DELETE', '/{id}', 'Delete a stored response'),
+    row('cancel', 'POST', '/{id}/cancel', 'Cancel a background response'),
+    row('input_items', 'GET', '/{id}/input_items', 'Input items of a response (limit, order, after, before)'),
   ];
 }
 
 function media(): ProxyPathDoc[] {
+  const row = (route: ProxyRouteNames['media'], path: string, summary: string, jsonBody: boolean): ProxyPathDoc => ({
+    group: 'media',
+    route,
+    method: 'POST',
+    path,
+    family: 'alpha',
+    summary,
+    jsonBody,
+  });
   return [
     {
-      method: 'POST',
-      path: '/alpha/v1/images/generations',
-      family: 'alpha',
-      summary:
+      ...row(
+        'images',
+        '/alpha/v1/images/generations',
         'Generate images (openai, azure-openai, together, fireworks); free-form body, model defaults to dall-e-2',
-      jsonBody: true,
+        true,
+      ),
       modelFree: true,
     },
-    {
-      method: 'POST',
-      path: '/alpha/v1/audio/speech',
-      family: 'alpha',
-      summary: 'Text to speech: the audio bytes, streamed with the upstream content type (audio/mpeg, audio/opus...)',
-      jsonBody: true,
-    },
-    {
-      method: 'POST',
-      path: '/alpha/v1/audio/transcriptions',
-      family: 'alpha',
-      summary: 'Transcribe audio (multipart/form-data: file, model, other fields passed on)',
-      jsonBody: false,
-    },
-    {
-      method: 'POST',
-      path: '/alpha/v1/audio/translations',
-      family: 'alpha',
-      summary: 'Translate audio into English (multipart/form-data: file, model, other fields passed on)',
-      jsonBody: false,
-    },
+    row(
+      'speech',
+      '/alpha/v1/audio/speech',
+      'Text to speech: the audio bytes, streamed with the upstream content type (audio/mpeg, audio/opus...)',
+      true,
+    ),
+    row(
+      'transcriptions',
+      '/alpha/v1/audio/transcriptions',
+      'Transcribe audio (multipart/form-data: file, model, other fields passed on)',
+      false,
+    ),
+    row(
+      'translations',
+      '/alpha/v1/audio/translations',
+      'Translate audio into English (multipart/form-data: file, model, other fields passed on)',
+      false,
+    ),
   ];
 }
 
 function files(): ProxyPathDoc[] {
-  const row = (method: ProxyPathDoc['method'], path: string, summary: string): ProxyPathDoc => ({
+  const row = (
+    route: ProxyRouteNames['files'],
+    method: PathDoc['method'],
+    path: string,
+    summary: string,
+  ): ProxyPathDoc => ({
+    group: 'files',
+    route,
     method,
     path: `/alpha/v1/files${path}`,
     family: 'alpha',
@@ -124,52 +208,49 @@ function files(): ProxyPathDoc[] {
     jsonBody: false,
   });
   return [
-    row('POST', '', 'Upload a file (multipart/form-data: file, purpose); X-Svc-Provider picks where it is kept'),
-    row('GET', '', 'List files (purpose, limit, order, after)'),
-    row('GET', '/{id}', 'A file object'),
-    row('DELETE', '/{id}', 'Delete a file'),
-    row('GET', '/{id}/content', 'The bytes of a file, streamed'),
+    row(
+      'upload',
+      'POST',
+      '',
+      'Upload a file (multipart/form-data: file, purpose); X-Svc-Provider picks where it is kept',
+    ),
+    row('list', 'GET', '', 'List files (purpose, limit, order, after)'),
+    row('retrieve', 'GET', '/{id}', 'A file object'),
+    row('delete', 'DELETE', '/{id}', 'Delete a file'),
+    row('content', 'GET', '/{id}/content', 'The bytes of a file, streamed'),
   ];
 }
 
 function batches(): ProxyPathDoc[] {
   const alpha = '/alpha/v1/batches';
   const beta = '/beta/v1/messages/batches';
+  const row = (
+    route: ProxyRouteNames['batches'],
+    method: PathDoc['method'],
+    path: string,
+    summary: string,
+    extra: Partial<PathDoc> = {},
+  ): ProxyPathDoc => ({
+    group: 'batches',
+    route,
+    method,
+    path,
+    family: path.startsWith('/beta/') ? 'beta' : 'alpha',
+    summary,
+    jsonBody: false,
+    ...extra,
+  });
+  const creates = { jsonBody: true, modelFree: true };
   return [
-    {
-      method: 'POST',
-      path: alpha,
-      family: 'alpha',
-      summary: 'Create a batch from an input file',
-      jsonBody: true,
-      modelFree: true,
-    },
-    { method: 'GET', path: alpha, family: 'alpha', summary: 'List batches (limit, after)', jsonBody: false },
-    { method: 'GET', path: `${alpha}/{id}`, family: 'alpha', summary: 'A batch object', jsonBody: false },
-    { method: 'POST', path: `${alpha}/{id}/cancel`, family: 'alpha', summary: 'Cancel a batch', jsonBody: false },
-    { method: 'POST', path: beta, family: 'beta', summary: 'Create a message batch', jsonBody: true, modelFree: true },
-    {
-      method: 'GET',
-      path: beta,
-      family: 'beta',
-      summary: 'List message batches (limit, after_id, before_id)',
-      jsonBody: false,
-    },
-    { method: 'GET', path: `${beta}/{id}`, family: 'beta', summary: 'A message batch', jsonBody: false },
-    {
-      method: 'GET',
-      path: `${beta}/{id}/results`,
-      family: 'beta',
-      summary: 'Results as JSONL, streamed',
-      jsonBody: false,
-    },
-    { method: 'POST', path: `${beta}/{id}/cancel`, family: 'beta', summary: 'Cancel a message batch', jsonBody: false },
-    {
-      method: 'DELETE',
-      path: `${beta}/{id}`,
-      family: 'beta',
-      summary: 'Delete an ended message batch',
-      jsonBody: false,
-    },
+    row('alpha_create', 'POST', alpha, 'Create a batch from an input file', creates),
+    row('alpha_list', 'GET', alpha, 'List batches (limit, after)'),
+    row('alpha_retrieve', 'GET', `${alpha}/{id}`, 'A batch object'),
+    row('alpha_cancel', 'POST', `${alpha}/{id}/cancel`, 'Cancel a batch'),
+    row('beta_create', 'POST', beta, 'Create a message batch', creates),
+    row('beta_list', 'GET', beta, 'List message batches (limit, after_id, before_id)'),
+    row('beta_retrieve', 'GET', `${beta}/{id}`, 'A message batch'),
+    row('beta_results', 'GET', `${beta}/{id}/results`, 'Results as JSONL, streamed'),
+    row('beta_cancel', 'POST', `${beta}/{id}/cancel`, 'Cancel a message batch'),
+    row('beta_delete', 'DELETE', `${beta}/{id}`, 'Delete an ended message batch'),
   ];
 }

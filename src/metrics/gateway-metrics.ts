@@ -1,11 +1,12 @@
 // The gateway's own metrics, fed by an afterResponse hook: one finished call updates a few counters
-// and histograms. prom-client's `labels()` builds a label object per call, so each label tuple's
-// series are resolved once and kept; every key is made of bounded label values (labels.ts), so those
-// maps stay small. Counters are tallies (plain numbers until a scrape), which leaves the three
-// histogram observations as most of the per-call cost.
-import type { Histogram } from 'prom-client';
+// and histograms. Each label tuple's series are resolved once and kept; every key is made of bounded
+// label values (labels.ts), so those maps stay small. Counters and histograms are tallies (plain
+// numbers, bucket counts for histograms) that prom-client's registry reads at scrape time, so a call
+// does no label hashing or validation.
+
 import type { AfterResponseHook } from '../pipeline/hooks.ts';
 import type { CallRecord } from '../pipeline/record.ts';
+import type { HistogramSeries, HistogramTally } from './histogram-tally.ts';
 import { type Endpoint, endpointOf, errorKindLabel, modelLabel, providerLabel, statusClass } from './labels.ts';
 import type { Metrics, Tally, TallySeries } from './registry.ts';
 import { forEachUpstreamFailure, overheadMs } from './upstream-share.ts';
@@ -22,15 +23,11 @@ export const OVERHEAD_BUCKETS: readonly number[] = [
 type CallLabel = 'family' | 'endpoint' | 'provider' | 'model' | 'status_class';
 type EndpointLabel = 'family' | 'endpoint';
 
-interface Observer {
-  observe(value: number): void;
-}
-
 /** One (family, endpoint)'s histogram children, and its request counters by the other labels. */
 interface EndpointSeries {
-  duration: Observer;
-  ttfb: Observer;
-  overhead: Observer;
+  duration: HistogramSeries<EndpointLabel>;
+  ttfb: HistogramSeries<EndpointLabel>;
+  overhead: HistogramSeries<EndpointLabel>;
   requests: Map<string, TallySeries<CallLabel>>;
 }
 
@@ -42,9 +39,9 @@ export interface LiveGauges {
 
 export class GatewayMetrics {
   readonly #requests: Tally<CallLabel>;
-  readonly #duration: Histogram<EndpointLabel>;
-  readonly #ttfb: Histogram<EndpointLabel>;
-  readonly #overhead: Histogram<EndpointLabel>;
+  readonly #duration: HistogramTally<EndpointLabel>;
+  readonly #ttfb: HistogramTally<EndpointLabel>;
+  readonly #overhead: HistogramTally<EndpointLabel>;
   readonly #upstreamErrors: Tally<'provider' | 'kind'>;
   readonly #cost: TallySeries<never>;
   readonly #input: TallySeries<'direction'>;
@@ -141,7 +138,7 @@ export class GatewayMetrics {
     }
     requests.inc();
     series.duration.observe(r.latencyMs / 1000);
-    if (r.ttfbMs !== null && Number.isFinite(r.ttfbMs)) series.ttfb.observe(r.ttfbMs / 1000);
+    if (r.ttfbMs !== null) series.ttfb.observe(r.ttfbMs / 1000);
     const overhead = overheadMs(r);
     if (overhead !== undefined) series.overhead.observe(overhead / 1000);
     addPositive(this.#input, r.usage.input);
@@ -158,10 +155,11 @@ export class GatewayMetrics {
   #endpointSeries(e: Endpoint): EndpointSeries {
     let s = this.#endpoints.get(e);
     if (s === undefined) {
+      const labels = { family: e.family, endpoint: e.endpoint };
       s = {
-        duration: this.#duration.labels(e.family, e.endpoint),
-        ttfb: this.#ttfb.labels(e.family, e.endpoint),
-        overhead: this.#overhead.labels(e.family, e.endpoint),
+        duration: this.#duration.series(labels),
+        ttfb: this.#ttfb.series(labels),
+        overhead: this.#overhead.series(labels),
         requests: new Map(),
       };
       this.#endpoints.set(e, s);

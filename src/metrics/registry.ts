@@ -1,7 +1,8 @@
 // One Prometheus registry per gateway instance, and the only way features add metrics to it. Not
 // prom-client's global registry: tests run several gateways in one process, and each must count
 // only its own calls.
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, type Histogram, Registry } from 'prom-client';
+import { HistogramTally } from './histogram-tally.ts';
 
 /** Every metric the gateway exposes shares one prefix, so one scrape config selects them all. */
 const NAME = /^switchyard_[a-z][a-z0-9_]*$/;
@@ -112,14 +113,12 @@ export class Metrics {
     return gauge;
   }
 
-  histogram<L extends string = never>(spec: HistogramSpec<L>): Histogram<L> {
-    return new Histogram<L>({
-      name: checkName(spec.name),
-      help: spec.help,
-      labelNames: spec.labelNames ?? [],
-      buckets: [...spec.buckets],
-      registers: [this.registry],
-    });
+  /** A histogram fed through plain-number series (see HistogramTally), for paths that run on every call. */
+  histogram<L extends string = never>(spec: HistogramSpec<L>): HistogramTally<L> {
+    const histogram = new HistogramTally<L>(checkName(spec.name), spec.help, spec.buckets);
+    // The registry's type names prom-client's classes, but it only calls what HistogramTally has.
+    this.registry.registerMetric(histogram as unknown as Histogram<L>);
+    return histogram;
   }
 
   get contentType(): string {
