@@ -1,12 +1,12 @@
 // Validation of JSON answers against the caller's `response_format.json_schema` for upstreams that
 // only have a JSON mode (the SPEC's "falls back to JSON mode and validates afterwards").
 import { Ajv, type ValidateFunction } from 'ajv';
-import { LRUCache } from 'lru-cache';
 import type { JsonObject } from '../ir/types.ts';
+import { BoundedMemo } from '../util/bounded-memo.ts';
 
 const ajv = new Ajv({ allErrors: false, strict: false });
 // Compiling a schema costs far more than validating; callers reuse a handful of schemas.
-const compiled = new LRUCache<string, ValidateFunction>({ max: 256 });
+const compiled = new BoundedMemo<string, ValidateFunction>(256);
 
 export type SchemaCheck = { ok: true } | { ok: false; message: string };
 
@@ -17,15 +17,11 @@ export function checkJsonAgainstSchema(text: string, schema: JsonObject): Schema
   } catch {
     return { ok: false, message: 'the upstream answer is not valid JSON' };
   }
-  const key = JSON.stringify(schema);
-  let validate = compiled.get(key);
-  if (!validate) {
-    try {
-      validate = ajv.compile(schema);
-    } catch (err) {
-      return { ok: false, message: `response_format.json_schema.schema is not a valid JSON schema: ${String(err)}` };
-    }
-    compiled.set(key, validate);
+  let validate: ValidateFunction;
+  try {
+    validate = compiled.get(JSON.stringify(schema), () => ajv.compile(schema));
+  } catch (err) {
+    return { ok: false, message: `response_format.json_schema.schema is not a valid JSON schema: ${String(err)}` };
   }
   if (validate(value)) return { ok: true };
   const first = validate.errors?.[0];

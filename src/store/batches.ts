@@ -26,6 +26,7 @@ import {
 } from './batches-rows.ts';
 import type { Db } from './db.ts';
 import { type JobTables, jobRow, type NewJob } from './jobs.ts';
+import { liveRows } from './org-rows.ts';
 import { appendEvents } from './outbox.ts';
 import type { Database } from './schema.ts';
 
@@ -96,6 +97,7 @@ const INSERT_CHUNK = 200;
 
 export function createBatchStore(baseDb: Db): BatchStore {
   const db = baseDb.withTables<Tables>();
+  const live = liveRows(baseDb, 'batches', fromRow);
 
   async function insertItems(q: Kysely<Database & Tables>, batchId: string, items: readonly NewItem[]) {
     const now = Date.now();
@@ -135,16 +137,7 @@ export function createBatchStore(baseDb: Db): BatchStore {
       });
     },
 
-    async get(orgId, id) {
-      const r = await db
-        .selectFrom('batches')
-        .selectAll()
-        .where('org_id', '=', orgId)
-        .where('id', '=', id)
-        .where('deleted_at', 'is', null)
-        .executeTakeFirst();
-      return r === undefined ? undefined : fromRow(r);
-    },
+    get: live.get,
 
     async getById(id) {
       const r = await db.selectFrom('batches').selectAll().where('id', '=', id).executeTakeFirst();
@@ -319,16 +312,7 @@ export function createBatchStore(baseDb: Db): BatchStore {
       return rows.map(fromItemRow);
     },
 
-    async markDeleted(orgId, id, at) {
-      const r = await db
-        .updateTable('batches')
-        .set({ deleted_at: at })
-        .where('org_id', '=', orgId)
-        .where('id', '=', id)
-        .where('deleted_at', 'is', null)
-        .executeTakeFirst();
-      return Number(r.numUpdatedRows) > 0;
-    },
+    markDeleted: live.markDeleted,
 
     async listByStatus(mode, statuses, limit) {
       const rows = await db

@@ -2,6 +2,7 @@
 // wherever its bytes live: this is what routes get, delete and content to the right place, and what
 // list answers from. Upstream files keep the vendor's id, so the key is (org, id). Times are epoch ms.
 import type { Db } from './db.ts';
+import { liveRows } from './org-rows.ts';
 
 export type FilesTable = {
   org_id: string;
@@ -93,6 +94,7 @@ function toRecord(r: FilesTable): FileRecord {
 
 export function createFileStore(baseDb: Db): FileStore {
   const db = baseDb.withTables<FileTables>();
+  const live = liveRows(baseDb, 'files', toRecord);
   return {
     async insert(f) {
       await db
@@ -118,16 +120,7 @@ export function createFileStore(baseDb: Db): FileStore {
         .execute();
     },
 
-    async get(orgId, id) {
-      const row = await db
-        .selectFrom('files')
-        .selectAll()
-        .where('org_id', '=', orgId)
-        .where('id', '=', id)
-        .where('deleted_at', 'is', null)
-        .executeTakeFirst();
-      return row === undefined ? undefined : toRecord(row);
-    },
+    get: live.get,
 
     async list(orgId, q) {
       let cursor: { created_at: number; id: string } | undefined;
@@ -155,16 +148,7 @@ export function createFileStore(baseDb: Db): FileStore {
       return rows.map(toRecord);
     },
 
-    async markDeleted(orgId, id, at) {
-      const r = await db
-        .updateTable('files')
-        .set({ deleted_at: at })
-        .where('org_id', '=', orgId)
-        .where('id', '=', id)
-        .where('deleted_at', 'is', null)
-        .executeTakeFirst();
-      return Number(r.numUpdatedRows) > 0;
-    },
+    markDeleted: live.markDeleted,
 
     async heldBytes(orgId, projectId) {
       const r = await db

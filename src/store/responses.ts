@@ -2,6 +2,7 @@
 // each upstream response id belongs to. Times are epoch ms.
 import type { DomainEvent } from '../ports/domain-events.ts';
 import type { Db } from './db.ts';
+import { liveRows } from './org-rows.ts';
 import { appendEvents } from './outbox.ts';
 
 export type ResponsesTable = {
@@ -89,6 +90,7 @@ function toRecord(r: ResponsesTable): ResponseRecord {
 
 export function createResponseStore(baseDb: Db): ResponseStore {
   const db = baseDb.withTables<ResponseTables>();
+  const live = liveRows(baseDb, 'responses', toRecord);
   return {
     async insert(r) {
       await db
@@ -114,16 +116,7 @@ export function createResponseStore(baseDb: Db): ResponseStore {
         .execute();
     },
 
-    async get(orgId, id) {
-      const row = await db
-        .selectFrom('responses')
-        .selectAll()
-        .where('org_id', '=', orgId)
-        .where('id', '=', id)
-        .where('deleted_at', 'is', null)
-        .executeTakeFirst();
-      return row === undefined ? undefined : toRecord(row);
-    },
+    get: live.get,
 
     async setStatus(orgId, id, status) {
       await db.updateTable('responses').set({ status }).where('org_id', '=', orgId).where('id', '=', id).execute();
@@ -144,15 +137,6 @@ export function createResponseStore(baseDb: Db): ResponseStore {
       });
     },
 
-    async markDeleted(orgId, id, at) {
-      const r = await db
-        .updateTable('responses')
-        .set({ deleted_at: at })
-        .where('org_id', '=', orgId)
-        .where('id', '=', id)
-        .where('deleted_at', 'is', null)
-        .executeTakeFirst();
-      return Number(r.numUpdatedRows) > 0;
-    },
+    markDeleted: live.markDeleted,
   };
 }
