@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { decodeAlphaChat } from '../families/alpha/codec/decode-request.ts';
+import { alphaCodec } from '../families/alpha/codec.ts';
 import { decodeBetaMessages } from '../families/beta/codec/decode-request.ts';
 import type { ChatRequest } from '../ir/types.ts';
 import { cacheEligible, fitsMaxTokens, semanticEligible } from './eligibility.ts';
 import { cosine } from './embedder.ts';
-import { alphaWireExtras, promptText } from './key.ts';
+import { promptText } from './key.ts';
 import { LocalEmbedder } from './local-embedder.ts';
 import { type CacheSettings, DEFAULT_CACHE_SETTINGS } from './settings.ts';
 
@@ -41,10 +42,10 @@ describe('eligibility', () => {
 
   it('refuses several choices and log probabilities, which a stored answer cannot give', () => {
     const req = alpha();
-    assert.equal(reason(cacheEligible(req, settings, alphaWireExtras({ ...alphaBody, n: 2 }))), 'n_above_1');
-    assert.deepEqual(cacheEligible(req, settings, alphaWireExtras({ ...alphaBody, n: 1 })), ok);
-    assert.equal(reason(semanticEligible(req, settings, alphaWireExtras({ logprobs: true }))), 'logprobs');
-    assert.deepEqual(alphaWireExtras({ n: 3, logprobs: false, top_logprobs: 2, other: 1 }), {
+    assert.equal(reason(cacheEligible(req, settings, alphaCodec.wireExtras({ ...alphaBody, n: 2 }))), 'n_above_1');
+    assert.deepEqual(cacheEligible(req, settings, alphaCodec.wireExtras({ ...alphaBody, n: 1 })), ok);
+    assert.equal(reason(semanticEligible(req, settings, alphaCodec.wireExtras({ logprobs: true }))), 'logprobs');
+    assert.deepEqual(alphaCodec.wireExtras({ n: 3, logprobs: false, top_logprobs: 2, other: 1 }), {
       n: 3,
       logprobs: false,
       topLogprobs: 2,

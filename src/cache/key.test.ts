@@ -123,6 +123,9 @@ describe('fingerprint', () => {
       { messages: [{ role: 'system', content: 'You are verbose.' }, alphaBody.messages[1]] },
       { tools: [{ ...alphaBody.tools[0], function: { ...alphaBody.tools[0].function, description: 'Other.' } }] },
       { response_format: { type: 'json_object' } },
+      { presence_penalty: 0.5 },
+      { frequency_penalty: 0.5 },
+      { logit_bias: { '50256': -100 } },
     ];
     for (const over of changed) assert.notEqual(fingerprint(alpha(over)), base, JSON.stringify(over));
     assert.notEqual(fingerprint(beta({ top_k: 40 })), fingerprint(beta()));

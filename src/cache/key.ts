@@ -16,33 +16,15 @@
 // thinking `signature`s (opaque proofs of the thinking text, which is kept), and the resolved upstream
 // model (`req.model`: for an `@slug` it varies per attempt; the key uses the model as requested).
 
+import type { WireExtras } from '../families/shared/codec.ts';
 import type { Block, ChatRequest, JsonValue, Params } from '../ir/types.ts';
-import { asNumber } from '../util/json.ts';
 import { canonicalJson, sha256Hex } from './canonical.ts';
 
 /** Bumped whenever the canonical form changes, so entries written under the old form stop matching. */
 const KEY_VERSION = 'v2';
 
-/**
- * Output options of the alpha wire that have no IR slot (decode-params.ts only validates them), read
- * from the raw body by the caller. The beta wire has none of them.
- */
-export interface WireExtras {
-  n?: number;
-  logprobs?: boolean;
-  topLogprobs?: number;
-}
-
-/** The extras of an alpha chat body (already validated by the decoder; wrong types read as absent). */
-export function alphaWireExtras(body: Record<string, unknown>): WireExtras {
-  const out: WireExtras = {};
-  const n = asNumber(body.n);
-  if (n !== undefined) out.n = n;
-  if (typeof body.logprobs === 'boolean') out.logprobs = body.logprobs;
-  const top = asNumber(body.top_logprobs);
-  if (top !== undefined) out.topLogprobs = top;
-  return out;
-}
+/** Output options of the called wire with no IR slot: the family codec reads them from the raw body. */
+export type { WireExtras } from '../families/shared/codec.ts';
 
 /**
  * A thinking budget rounded up to a power of two: 1000 and 1010 share the bucket 1024. The budget is
@@ -68,6 +50,9 @@ function canonicalParams(p: Params, extras: WireExtras): Record<string, unknown>
     thinking: p.thinking === undefined ? undefined : tokenBucket(p.thinking.budgetTokens),
     parallel_tool_calls: p.parallelToolCalls,
     response_format: p.responseFormat,
+    presence_penalty: p.presencePenalty,
+    frequency_penalty: p.frequencyPenalty,
+    logit_bias: p.logitBias,
     n: extras.n,
     logprobs: extras.logprobs,
     top_logprobs: extras.topLogprobs,

@@ -15,7 +15,7 @@ import type { CacheEntry, CacheEntryStore } from '../store/cache-entries.ts';
 import { hitOutcome, sameAnswer } from './answer.ts';
 import { cacheEligible, fitsMaxTokens, semanticEligible } from './eligibility.ts';
 import { type CacheEmbedders, cacheEmbedders, type Embedding, embedPrompt } from './embedders.ts';
-import { alphaWireExtras, cacheKeys, promptText } from './key.ts';
+import { cacheKeys, promptText } from './key.ts';
 import { CacheMemory, entryKey, type MemEntry } from './memory.ts';
 import { CacheReplication } from './replication.ts';
 import { CACHE_SETTINGS_KEY, type CacheSettings, cacheTenant, parseCacheSettings } from './settings.ts';
@@ -164,7 +164,7 @@ export class SemanticCache {
     if (call.replayOf !== undefined) return skipped(call, 'replay');
     const tenant = cacheTenant(settings, projectId, endUserOf(call));
     if (tenant === undefined) return skipped(call, 'no_end_user');
-    const extras = call.codec.family === 'alpha' ? alphaWireExtras(chat.body) : {};
+    const extras = call.codec.wireExtras(chat.body);
     const eligible = cacheEligible(chat.ir, settings, extras);
     if (!eligible.eligible) return skipped(call, eligible.reason);
     const now = this.#now();

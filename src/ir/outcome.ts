@@ -1,6 +1,6 @@
 // What one upstream attempt produced, before anything is written to the caller: the contract between
 // the routing loop (which may still fall back) and the pipeline (which encodes and sends).
-import type { ChatResponse, StopReason, UpstreamErrorInfo, Usage } from './types.ts';
+import type { ChatResponse, EncodeWarning, StopReason, UpstreamErrorInfo, Usage } from './types.ts';
 
 export interface StreamSink {
   write(chunk: string): boolean;
@@ -37,6 +37,8 @@ export interface JsonOutcome {
   text: string;
   ir?: ChatResponse;
   ttfbMs: number;
+  /** What the request encoder left out or changed (translated attempts only). */
+  warnings?: readonly EncodeWarning[];
 }
 
 export interface StreamOutcome {
@@ -44,6 +46,8 @@ export interface StreamOutcome {
   kind: 'stream';
   relay: StreamRelay;
   ttfbMs: number;
+  /** What the request encoder left out or changed (translated attempts only). */
+  warnings?: readonly EncodeWarning[];
 }
 
 export interface FailedOutcome {

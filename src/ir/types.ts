@@ -98,6 +98,22 @@ export interface Params {
   parallelToolCalls?: boolean;
   /** End-user id forwarded to upstreams that accept one. */
   user?: string;
+  /** Alpha-family sampling penalties (-2..2); wires without them drop them with a warning. */
+  presencePenalty?: number;
+  frequencyPenalty?: number;
+  /** Token id (as the upstream's tokenizer numbers it) -> bias, -100..100. */
+  logitBias?: Record<string, number>;
+}
+
+/**
+ * Something of the request an encoder could not carry to its upstream, as a short code naming the
+ * caller's field: `dropped:top_k`, `clamped:temperature`, `dropped:tool_result_image`. `silent` marks
+ * what SPEC says is dropped without a word (the alpha pass-through fields off alpha upstreams,
+ * `thinking` off native beta upstreams): the decision trace notes it, the `x-svc-warnings` header does not.
+ */
+export interface EncodeWarning {
+  code: string;
+  silent?: true;
 }
 
 export interface ChatRequest {

@@ -2,13 +2,15 @@
 import type { FamilyCodec } from '../families/shared/codec.ts';
 import type { ChatRequest } from '../ir/types.ts';
 import type { Deadlines } from '../providers/http.ts';
-import type { Credential, VendorId } from '../providers/types.ts';
+import type { Credential, HttpRequestSpec, VendorId } from '../providers/types.ts';
 
 export interface ChatCall {
   codec: FamilyCodec;
   ir: ChatRequest;
   /** The caller's parsed body, used for same-family pass-through. */
   body: Record<string, unknown>;
+  /** The caller's JSON text of `body`, when it came over HTTP: pass-through sends it with only the model edited. */
+  rawBody?: string;
   requestId: string;
   /** Unix seconds, for alpha `created`. */
   created: number;
@@ -22,6 +24,11 @@ export interface ChatCall {
   deadlines?: Deadlines;
   /** Set by a beforeAttempt hook that needs the answer in IR form (to keep it), streams included. */
   collectAnswer?: boolean;
+  /**
+   * Set by a beforeRoute hook that follows each upstream attempt (tracing): called with the request
+   * just before it is sent, once per attempt, and may add headers to it (`traceparent`).
+   */
+  onSend?: (target: ChatTarget, spec: HttpRequestSpec) => void;
 }
 
 export interface ChatTarget {

@@ -3,11 +3,11 @@
 // written to the caller here, so a routing strategy can still fall back to another target.
 import type { FamilyCodec } from '../families/shared/codec.ts';
 import type { AttemptOutcome } from '../ir/outcome.ts';
-import type { ChatResponse, UpstreamErrorInfo } from '../ir/types.ts';
+import type { ChatResponse, EncodeWarning, UpstreamErrorInfo } from '../ir/types.ts';
 import { attemptFailure } from '../providers/attempt-failure.ts';
 import { sendUpstream } from '../providers/http.ts';
 import { chatAdapterFor } from '../providers/registry.ts';
-import type { ChatAdapter, Target } from '../providers/types.ts';
+import type { ChatAdapter, HttpRequestSpec, Target } from '../providers/types.ts';
 import { isRecord } from '../util/json.ts';
 import type { ChatCall, ChatTarget } from './call.ts';
 import { checkJsonAgainstSchema } from './json-schema.ts';
@@ -29,17 +29,20 @@ export async function attemptChat(call: ChatCall, target: ChatTarget, signal: Ab
   };
   const started = performance.now();
   try {
-    const spec = passthrough
+    // A translated request says what it could not carry; a pass-through carries everything.
+    const spec: HttpRequestSpec & { warnings?: readonly EncodeWarning[] } = passthrough
       ? await adapter.rawChatRequest(
           call.codec.passthroughBody(call.body, target.model, {
             stream: call.ir.stream,
             includeUsage: call.includeUsage,
             userOverride: call.userOverride,
+            rawBody: call.rawBody,
           }),
           t,
           call.ir.stream,
         )
       : await adapter.chatRequest({ ...call.ir, model: target.model }, t);
+    call.onSend?.(target, spec);
     const res = await sendUpstream(spec, { signal, deadlines: call.deadlines });
     const ttfbMs = performance.now() - started;
     if (res.status < 200 || res.status >= 300) {
@@ -48,7 +51,7 @@ export async function attemptChat(call: ChatCall, target: ChatTarget, signal: Ab
     }
     if (call.ir.stream) {
       const relay = openStreamRelay({ call, adapter, target: t, passthrough, body: res.body });
-      return { ok: true, kind: 'stream', relay, ttfbMs };
+      return { ok: true, kind: 'stream', relay, ttfbMs, warnings: spec.warnings };
     }
     const rawText = await res.body.text();
     const raw: unknown = JSON.parse(rawText);
@@ -56,7 +59,16 @@ export async function attemptChat(call: ChatCall, target: ChatTarget, signal: Ab
     const text = answerText(ir);
     const schemaError = checkSchemaFallback(call, adapter, text);
     if (schemaError) return { ok: false, error: schemaError };
-    const common = { ok: true, kind: 'json', usage: ir.usage, stopReason: ir.stopReason, text, ir, ttfbMs } as const;
+    const common = {
+      ok: true,
+      kind: 'json',
+      usage: ir.usage,
+      stopReason: ir.stopReason,
+      text,
+      ir,
+      ttfbMs,
+      warnings: spec.warnings,
+    } as const;
     if (passthrough && isRecord(raw)) return { ...common, body: raw, bodyText: rawText };
     return {
       ...common,

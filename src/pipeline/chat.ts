@@ -13,6 +13,7 @@ import { endCall, errorReply, finish, newCall, withCallHeaders } from './lifecyc
 import { callRecord, recordParts } from './record.ts';
 import { dryRunOf, routeCall } from './route.ts';
 import type { PipelineReply, ProxyCall, ProxyInput, RoutePlan } from './types.ts';
+import { noteWarnings } from './warnings.ts';
 
 export async function runChat(input: ProxyInput, deps: PipelineDeps): Promise<PipelineReply> {
   const call = newCall(input, 'chat');
@@ -26,6 +27,7 @@ export async function runChat(input: ProxyInput, deps: PipelineDeps): Promise<Pi
       codec: input.codec,
       ir,
       body: input.body as Record<string, unknown>,
+      rawBody: input.rawBody,
       requestId: input.requestId,
       created: Math.floor(call.createdAt / 1000),
       includeUsage: decoded.includeUsage,
@@ -131,6 +133,7 @@ function respond(
     parts.costUsd = served.otherCostUsd;
     return errorReply(call, e, deps, parts, headers);
   }
+  noteWarnings(outcome, served.trace, headers);
   if (outcome.kind === 'json') {
     const cost = priceOf(served, outcome.usage);
     headers['x-svc-cost-usd'] = formatCostHeader(cost.costUsd);

@@ -7,7 +7,8 @@
 //   reverse registration order, so the first feature registered sees a call first and last.
 // - beforeRoute runs after decode and authorization. It may refuse the call by throwing a
 //   GatewayError, and it may touch the call's replyHeaders, hookTrace, its own slot (lifecycle.ts
-//   `callSlot`) and add end-of-call work (`atCallEnd`); nothing else of the call.
+//   `callSlot`), a chat call's `collectAnswer` and `onSend` (call.ts), and add end-of-call work
+//   (`atCallEnd`); nothing else of the call.
 // - beforeAttempt runs for chat calls only, after routing, before the first upstream attempt. It may
 //   touch what beforeRoute may, ask for the answer in IR form (`ChatCall.collectAnswer`), and answer
 //   the call itself (a HookAnswer): later beforeAttempt hooks are then skipped.

@@ -1,15 +1,25 @@
-// Relays an opened upstream stream to the caller: record by record for same-family pass-through,
-// through the adapter's stream decoder and the family's stream encoder otherwise. Never buffers the
-// whole body; a broken upstream ends the caller's stream with the family's error record, the same
-// record on both paths.
+// Relays an opened upstream stream to the caller: record by record for same-family pass-through
+// (the family's PassthroughStream: the upstream's own bytes, scanned rather than parsed), through the
+// adapter's stream decoder and the family's stream encoder otherwise. Never buffers the whole body; a
+// broken upstream ends the caller's stream with the family's error record, the same record on both
+// paths.
 import { abortedByShutdown, fromUpstream } from '../errors/gateway-error.ts';
-import type { StreamRelay, StreamSummary } from '../ir/outcome.ts';
+import type { PassthroughStream, StreamEncoder } from '../families/shared/codec.ts';
+import type { StreamRelay, StreamSink, StreamSummary } from '../ir/outcome.ts';
 import { ResponseAssembler } from '../ir/stream-assembler.ts';
-import type { StreamEvent } from '../ir/types.ts';
+import type { StreamEvent, UpstreamErrorInfo } from '../ir/types.ts';
 import { recordSplitter, transportError } from '../providers/http.ts';
-import type { ChatAdapter, Target } from '../providers/types.ts';
+import { eventStreamException } from '../providers/registry.ts';
+import type { ChatAdapter, StreamDecoder, Target, UpstreamEvent } from '../providers/types.ts';
+import { isRecord } from '../util/json.ts';
 import type { ChatCall } from './call.ts';
-import { type Processor, passthroughProcessor } from './passthrough-records.ts';
+
+/** Turns upstream records into the caller's SSE text (shared by both relay paths). */
+interface Processor {
+  push(ev: UpstreamEvent): string;
+  end(): string;
+  fail(error: UpstreamErrorInfo): string;
+}
 
 interface RelayInput {
   call: ChatCall;
@@ -42,83 +52,178 @@ export function observe(summary: StreamSummary, ev: StreamEvent): void {
   }
 }
 
+function newSummary(): StreamSummary {
+  return { usage: { input: 0, output: 0 }, text: '', aborted: false };
+}
+
 export function openStreamRelay(input: RelayInput): StreamRelay {
-  return {
-    async run(sink, signal) {
-      const summary: StreamSummary = { usage: { input: 0, output: 0 }, text: '', aborted: false };
-      const started = performance.now();
-      // The records decoded from one upstream read leave in one socket write (fewer syscalls and
-      // TCP segments), and the relay awaits only when the socket asks it to drain.
-      let pending = '';
-      const emit = (chunks: string[]): void => {
-        for (const c of chunks) pending += c;
-      };
-      const send = async (): Promise<void> => {
-        if (pending === '') return;
-        if (summary.firstByteMs === undefined) summary.firstByteMs = performance.now() - started;
-        const chunk = pending;
-        pending = '';
-        if (!sink.write(chunk)) await sink.drain();
-      };
-      const process = makeProcessor(input, summary);
-      const splitter = recordSplitter(input.adapter.streamFraming);
-      try {
-        for await (const chunk of input.body) {
-          if (signal.aborted) break;
-          for (const ev of splitter.push(chunk)) emit(process.push(ev));
-          await send();
-        }
-        if (!signal.aborted) {
-          for (const ev of splitter.end()) emit(process.push(ev));
-          emit(process.end());
-          await send();
-        }
-      } catch (err) {
-        if (!signal.aborted) {
-          const info = transportError(err);
-          emit(process.fail({ ...info, message: `upstream stream broke: ${info.message}` }));
-          await send();
-        }
+  return new Relay(input);
+}
+
+/**
+ * Resolves once the process.nextTick queue reaches it: the response's cork, queued there by the
+ * first write, is released first, so the bytes written so far leave without a turn of the event loop.
+ */
+function afterQueuedTicks(): Promise<void> {
+  return new Promise((resolve) => process.nextTick(resolve));
+}
+
+class Relay implements StreamRelay {
+  readonly #input: RelayInput;
+  #summary: StreamSummary = newSummary();
+  /**
+   * The records decoded from one upstream read leave in one socket write (fewer syscalls and TCP
+   * segments), and the relay awaits only when the socket asks it to drain.
+   */
+  #pending = '';
+  #started = 0;
+
+  constructor(input: RelayInput) {
+    this.#input = input;
+  }
+
+  async run(sink: StreamSink, signal: AbortSignal): Promise<StreamSummary> {
+    const input = this.#input;
+    const summary = newSummary();
+    this.#summary = summary;
+    this.#pending = '';
+    this.#started = performance.now();
+    const processor = makeProcessor(input, summary);
+    const splitter = recordSplitter(input.adapter.streamFraming);
+    try {
+      for await (const chunk of input.body) {
+        if (signal.aborted) break;
+        for (const ev of splitter.push(chunk)) this.#pending += processor.push(ev);
+        await this.#send(sink);
       }
-      if (abortedByShutdown(signal)) {
-        // The caller is still there: end its stream with an error record rather than silence.
-        emit(process.fail({ status: 503, kind: 'server', message: 'the gateway is shutting down', retryable: true }));
-        await send();
-        input.body.dump().catch(() => {});
-      } else if (signal.aborted) {
-        summary.aborted = true;
-        input.body.dump().catch(() => {});
+      if (!signal.aborted) {
+        for (const ev of splitter.end()) this.#pending += processor.push(ev);
+        this.#pending += processor.end();
+        await this.#send(sink);
       }
-      return summary;
-    },
-  };
+    } catch (err) {
+      if (!signal.aborted) {
+        const info = transportError(err);
+        this.#pending += processor.fail({ ...info, message: `upstream stream broke: ${info.message}` });
+        await this.#send(sink);
+      }
+    }
+    if (abortedByShutdown(signal)) {
+      // The caller is still there: end its stream with an error record rather than silence.
+      this.#pending += processor.fail({
+        status: 503,
+        kind: 'server',
+        message: 'the gateway is shutting down',
+        retryable: true,
+      });
+      await this.#send(sink);
+      input.body.dump().catch(() => {});
+    } else if (signal.aborted) {
+      summary.aborted = true;
+      input.body.dump().catch(() => {});
+    }
+    return summary;
+  }
+
+  async #send(sink: StreamSink): Promise<void> {
+    if (this.#pending === '') return;
+    const ok = sink.write(this.#pending);
+    this.#pending = '';
+    if (this.#summary.firstByteMs === undefined) {
+      this.#summary.firstByteMs = performance.now() - this.#started;
+      // Node holds a response's writes until the promise continuations queued behind them are done
+      // (it uncorks on the next tick), and every step of the relay is such a continuation: when the
+      // upstream's records arrive together, the first byte would wait for the whole stream and the
+      // call's end-of-stream work (log row, hooks). Waiting for that tick sends it at once.
+      await afterQueuedTicks();
+    }
+    if (!ok) await sink.drain();
+  }
 }
 
 function makeProcessor(input: RelayInput, summary: StreamSummary): Processor {
   const { call } = input;
-  // A hook that asked for this answer (collectAnswer) needs it whole, in IR form; other calls pay nothing for that.
-  const assembler = call.collectAnswer === true ? new ResponseAssembler() : undefined;
-  if (!input.passthrough) return translatingProcessor(input, summary, assembler);
-  const processor = passthroughProcessor(call.codec, summary, call.includeUsage);
-  if (!assembler) return processor;
-  // The pass-through path has no IR events of its own: decode the upstream records a second time.
-  const decoder = input.adapter.newStreamDecoder(input.target);
-  const feed = (events: StreamEvent[]): void => {
-    for (const e of events) assembler.push(e);
-  };
-  return {
-    push: (ev) => {
-      feed(decoder.push(ev));
-      return processor.push(ev);
-    },
-    end: () => {
-      feed(decoder.end());
-      const out = processor.end();
-      settle(summary, assembler);
-      return out;
-    },
-    fail: (error) => processor.fail(error),
-  };
+  const processor = input.passthrough
+    ? new PassthroughProcessor(call, summary)
+    : new TranslatingProcessor(input, summary, call.collectAnswer === true);
+  // A hook that asked for this answer (collectAnswer) needs it whole, in IR form; other calls pay
+  // nothing for that. The pass-through path has no IR events of its own: it decodes the upstream
+  // records a second time.
+  return input.passthrough && call.collectAnswer === true
+    ? new CollectingProcessor(processor, input, summary)
+    : processor;
+}
+
+/**
+ * The same-family relay: the family's pass-through stream, fed plain records. AWS event-stream
+ * frames (Bedrock's invoke stream) are unwrapped first: each carries one native event, base64 in
+ * `bytes`, and an exception frame ends the stream with the family's error record.
+ */
+class PassthroughProcessor implements Processor {
+  readonly #call: ChatCall;
+  readonly #summary: StreamSummary;
+  readonly #stream: PassthroughStream;
+
+  constructor(call: ChatCall, summary: StreamSummary) {
+    this.#call = call;
+    this.#summary = summary;
+    this.#stream = call.codec.passthroughStream(summary, call.includeUsage);
+  }
+
+  push(ev: UpstreamEvent): string {
+    if (ev.messageType === undefined) return this.#stream.push(ev.event, ev.data);
+    if (ev.messageType === 'exception') return this.fail(eventStreamException(ev));
+    const bytes = frameBytes(ev.data);
+    return bytes === undefined ? '' : this.#stream.push(undefined, Buffer.from(bytes, 'base64').toString('utf8'));
+  }
+
+  end(): string {
+    return this.#stream.end();
+  }
+
+  fail(error: UpstreamErrorInfo): string {
+    this.#summary.error = error;
+    return this.#call.codec.errorRecord(fromUpstream(error));
+  }
+}
+
+function frameBytes(data: string): string | undefined {
+  try {
+    const frame: unknown = JSON.parse(data);
+    return isRecord(frame) && typeof frame.bytes === 'string' ? frame.bytes : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A pass-through whose answer is also assembled in IR form, from a second decode of the records. */
+class CollectingProcessor implements Processor {
+  readonly #inner: Processor;
+  readonly #decoder: StreamDecoder;
+  readonly #assembler = new ResponseAssembler();
+  readonly #summary: StreamSummary;
+
+  constructor(inner: Processor, input: RelayInput, summary: StreamSummary) {
+    this.#inner = inner;
+    this.#decoder = input.adapter.newStreamDecoder(input.target);
+    this.#summary = summary;
+  }
+
+  push(ev: UpstreamEvent): string {
+    for (const e of this.#decoder.push(ev)) this.#assembler.push(e);
+    return this.#inner.push(ev);
+  }
+
+  end(): string {
+    for (const e of this.#decoder.end()) this.#assembler.push(e);
+    const out = this.#inner.end();
+    settle(this.#summary, this.#assembler);
+    return out;
+  }
+
+  fail(error: UpstreamErrorInfo): string {
+    return this.#inner.fail(error);
+  }
 }
 
 /** A stream that ended without its stop event, or with an error, assembles to nothing. */
@@ -127,37 +232,49 @@ function settle(summary: StreamSummary, assembler: ResponseAssembler): void {
   if (response) summary.response = response;
 }
 
-function translatingProcessor(
-  input: RelayInput,
-  summary: StreamSummary,
-  assembler: ResponseAssembler | undefined,
-): Processor {
-  const { call } = input;
-  const decoder = input.adapter.newStreamDecoder(input.target);
-  const encoder = call.codec.streamEncoder(
-    { requestId: call.requestId, created: call.created, model: input.target.model },
-    call.includeUsage,
-  );
-  const translate = (events: StreamEvent[]): string[] => {
-    const out: string[] = [];
+/** Another family's upstream: records decoded to IR events, encoded in the caller's family. */
+class TranslatingProcessor implements Processor {
+  readonly #call: ChatCall;
+  readonly #summary: StreamSummary;
+  readonly #decoder: StreamDecoder;
+  readonly #encoder: StreamEncoder;
+  readonly #assembler: ResponseAssembler | undefined;
+
+  constructor(input: RelayInput, summary: StreamSummary, collect: boolean) {
+    const { call } = input;
+    this.#call = call;
+    this.#summary = summary;
+    this.#decoder = input.adapter.newStreamDecoder(input.target);
+    this.#encoder = call.codec.streamEncoder(
+      { requestId: call.requestId, created: call.created, model: input.target.model },
+      call.includeUsage,
+    );
+    this.#assembler = collect ? new ResponseAssembler() : undefined;
+  }
+
+  push(ev: UpstreamEvent): string {
+    return this.#translate(this.#decoder.push(ev));
+  }
+
+  end(): string {
+    let out = this.#translate(this.#decoder.end());
+    for (const s of this.#encoder.end()) out += s;
+    if (this.#assembler) settle(this.#summary, this.#assembler);
+    return out;
+  }
+
+  fail(error: UpstreamErrorInfo): string {
+    this.#summary.error = error;
+    return this.#call.codec.errorRecord(fromUpstream(error));
+  }
+
+  #translate(events: StreamEvent[]): string {
+    let out = '';
     for (const e of events) {
-      observe(summary, e);
-      assembler?.push(e);
-      for (const s of encoder.push(e)) out.push(s);
+      observe(this.#summary, e);
+      this.#assembler?.push(e);
+      for (const s of this.#encoder.push(e)) out += s;
     }
     return out;
-  };
-  return {
-    push: (ev) => translate(decoder.push(ev)),
-    end: () => {
-      const out = translate(decoder.end());
-      for (const s of encoder.end()) out.push(s);
-      if (assembler) settle(summary, assembler);
-      return out;
-    },
-    fail: (error) => {
-      summary.error = error;
-      return [call.codec.errorRecord(fromUpstream(error))];
-    },
-  };
+  }
 }

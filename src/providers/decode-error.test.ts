@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { kindForStatus } from '../errors/upstream.ts';
-import { anthropicAdapter, bedrockAnthropicAdapter } from './anthropic/index.ts';
-import { bedrockConverseAdapter, bedrockStreamException } from './bedrock/index.ts';
+import { anthropicAdapter } from './anthropic/index.ts';
+import { bedrockAnthropicAdapter, bedrockConverseAdapter, bedrockStreamException } from './bedrock/index.ts';
 import { geminiAdapter } from './gemini/index.ts';
 import { openaiCompatibleAdapter } from './openai-compatible/index.ts';
 

@@ -3,8 +3,13 @@
 // vendor only through what this file hands out (test/architecture.test.ts).
 import type { UpstreamErrorInfo } from '../ir/types.ts';
 import { anthropicBatchesApi } from './anthropic/batches-api.ts';
-import { anthropicAdapter, bedrockAnthropicAdapter } from './anthropic/index.ts';
-import { bedrockConverseAdapter, bedrockEmbeddingAdapter, bedrockStreamException } from './bedrock/index.ts';
+import { anthropicAdapter } from './anthropic/index.ts';
+import {
+  bedrockAnthropicAdapter,
+  bedrockConverseAdapter,
+  bedrockEmbeddingAdapter,
+  bedrockStreamException,
+} from './bedrock/index.ts';
 import type { BatchesApi, FilesApi, FilesVendor, InlineBatchesApi, MediaApi, ResponsesApi } from './capabilities.ts';
 import { geminiAdapter } from './gemini/index.ts';
 import { openaiBatchesApi } from './openai-compatible/batches-api.ts';

@@ -6,6 +6,7 @@ import type {
   ChatResponse,
   EmbeddingRequest,
   EmbeddingResponse,
+  EncodeWarning,
   StreamEvent,
   UpstreamErrorInfo,
 } from '../ir/types.ts';
@@ -40,6 +41,17 @@ export interface HttpRequestSpec {
   body?: string | Uint8Array;
 }
 
+/** A chat request translated from the IR, with what the translation could not carry (never sent). */
+export interface ChatRequestSpec extends HttpRequestSpec {
+  warnings: readonly EncodeWarning[];
+}
+
+/** What a request encoder produces: the upstream body and what it left out or changed. */
+export interface EncodedBody<T> {
+  body: T;
+  warnings: EncodeWarning[];
+}
+
 /** One upstream stream record: an SSE event, or one decoded AWS event-stream frame. */
 export interface UpstreamEvent {
   /** SSE `event:` name, or the frame's `:event-type` / `:exception-type`. */
@@ -63,7 +75,7 @@ export interface ChatAdapter {
   /** Which wire this adapter speaks; `openai` and `anthropic` are eligible for same-family pass-through. */
   readonly wire: 'openai' | 'anthropic' | 'gemini' | 'bedrock-converse';
   readonly streamFraming: StreamFraming;
-  chatRequest(req: ChatRequest, target: Target): Promise<HttpRequestSpec>;
+  chatRequest(req: ChatRequest, target: Target): Promise<ChatRequestSpec>;
   /**
    * Pass-through: `body` is the caller's JSON text already edited by the family (model rewritten,
    * svc:* and metadata removed). The adapter only supplies URL, auth and headers (and may rewrite the

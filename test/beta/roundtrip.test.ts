@@ -10,7 +10,7 @@ import { decodeAlphaChat } from '../../src/families/alpha/codec/decode-request.t
 import { encodeAlphaChat } from '../../src/families/alpha/codec/encode-response.ts';
 import { decodeBetaMessages } from '../../src/families/beta/codec/decode-request.ts';
 import { encodeBetaMessage } from '../../src/families/beta/codec/encode-response.ts';
-import { BetaStreamEncoder } from '../../src/families/beta/codec/stream-encoder.ts';
+import { newBetaStreamEncoder } from '../../src/families/beta/codec/stream-encoder.ts';
 import type { Block, ChatResponse, StreamEvent } from '../../src/ir/types.ts';
 import { fromAnthropicResponse } from '../../src/providers/anthropic/decode-response.ts';
 import { toAnthropicBody } from '../../src/providers/anthropic/encode-request.ts';
@@ -144,9 +144,9 @@ function normalizeBeta(body: Obj): Obj {
 
 function requestRoundTrip(beta: Obj): Obj {
   const ir1 = decodeBetaMessages(beta).ir;
-  const alpha = JSON.parse(JSON.stringify(toOpenAIChatBody(ir1)));
+  const alpha = JSON.parse(JSON.stringify(toOpenAIChatBody(ir1).body));
   const ir2 = decodeAlphaChat(alpha).ir;
-  return JSON.parse(JSON.stringify(toAnthropicBody(ir2)));
+  return JSON.parse(JSON.stringify(toAnthropicBody(ir2).body));
 }
 
 function generateResponse(seed: number): ChatResponse {
@@ -243,7 +243,7 @@ describe('alpha <-> beta lossless round trips', () => {
   it('IR stream -> beta SSE (valid event sequence) -> IR keeps content, stop reason and usage', () => {
     for (let seed = 1; seed <= SEEDS; seed++) {
       const ir = generateResponse(seed);
-      const enc = new BetaStreamEncoder({ id: ir.id, model: ir.model });
+      const enc = newBetaStreamEncoder({ id: ir.id, model: ir.model });
       const sse = [...eventsOf(ir, seeded(seed)).flatMap((e) => enc.push(e)), ...enc.end()].join('');
       const summary = validateEventSequence(sse);
       assert.equal(summary.stopReason, ir.stopReason, `seed ${seed}`);

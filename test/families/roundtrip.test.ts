@@ -152,9 +152,9 @@ function normalize(body: Obj): Obj {
 
 function roundTrip(alpha: Obj): Obj {
   const first = decodeAlphaChat(alpha).ir;
-  const anthropicBody = JSON.parse(JSON.stringify(toAnthropicBody(first)));
+  const anthropicBody = JSON.parse(JSON.stringify(toAnthropicBody(first).body));
   const second = decodeBetaMessages(anthropicBody).ir;
-  return JSON.parse(JSON.stringify(toOpenAIChatBody(second)));
+  return JSON.parse(JSON.stringify(toOpenAIChatBody(second).body));
 }
 
 describe('alpha -> IR -> beta wire -> IR -> alpha wire round trip', () => {

@@ -5,8 +5,10 @@ import { sseData } from '../shared/sse.ts';
 import { decodeAlphaChat } from './codec/decode-request.ts';
 import { encodeAlphaChat } from './codec/encode-response.ts';
 import { alphaErrorBody } from './codec/error-body.ts';
-import { stripForPassthrough } from './codec/passthrough.ts';
-import { AlphaStreamEncoder } from './codec/stream-encoder.ts';
+import { rawForPassthrough, stripForPassthrough } from './codec/passthrough.ts';
+import { AlphaPassthroughStream } from './codec/passthrough-stream.ts';
+import { newAlphaStreamEncoder } from './codec/stream-encoder.ts';
+import { alphaWireExtras } from './codec/wire-extras.ts';
 
 export const alphaCodec: FamilyCodec = {
   family: 'alpha',
@@ -19,7 +21,7 @@ export const alphaCodec: FamilyCodec = {
   encode: (res, ids) =>
     encodeAlphaChat(res, { id: `chatcmpl-${ids.requestId.slice(4)}`, model: ids.model, created: ids.created }),
   streamEncoder: (ids, includeUsage) =>
-    new AlphaStreamEncoder({
+    newAlphaStreamEncoder({
       id: `chatcmpl-${ids.requestId.slice(4)}`,
       model: ids.model,
       created: ids.created,
@@ -30,14 +32,18 @@ export const alphaCodec: FamilyCodec = {
   passthroughBody(body, model, opts) {
     // Usage is asked for on every stream so cost and logs are exact; the relay hides the extra usage
     // chunk from callers who did not ask for it.
-    const withUsage =
-      opts.stream && !opts.includeUsage
-        ? {
-            ...body,
-            stream_options: { ...(isRecord(body.stream_options) ? body.stream_options : {}), include_usage: true },
-          }
-        : body;
+    const forceUsage = opts.stream && !opts.includeUsage;
+    const raw = rawForPassthrough(body, model, opts, forceUsage);
+    if (raw !== undefined) return raw;
+    const withUsage = forceUsage
+      ? {
+          ...body,
+          stream_options: { ...(isRecord(body.stream_options) ? body.stream_options : {}), include_usage: true },
+        }
+      : body;
     return stripForPassthrough(withUsage, model, opts.userOverride);
   },
+  passthroughStream: (summary, callerWantsUsage) => new AlphaPassthroughStream(summary, callerWantsUsage),
+  wireExtras: alphaWireExtras,
   upstreamHeaders: () => undefined,
 };

@@ -5,7 +5,8 @@ import { decodeBetaMessages } from './codec/decode-request.ts';
 import { encodeBetaMessage } from './codec/encode-response.ts';
 import { betaErrorBody } from './codec/error-body.ts';
 import { stripBetaForPassthrough } from './codec/passthrough.ts';
-import { BetaStreamEncoder } from './codec/stream-encoder.ts';
+import { BetaPassthroughStream } from './codec/passthrough-stream.ts';
+import { newBetaStreamEncoder } from './codec/stream-encoder.ts';
 
 export const betaCodec: FamilyCodec = {
   family: 'beta',
@@ -16,10 +17,13 @@ export const betaCodec: FamilyCodec = {
     return { ir: d.ir, svc: d.svc, includeUsage: false };
   },
   encode: (res, ids) => encodeBetaMessage(res, { id: `msg_${ids.requestId.slice(4)}`, model: ids.model }),
-  streamEncoder: (ids) => new BetaStreamEncoder({ id: `msg_${ids.requestId.slice(4)}`, model: ids.model }),
+  streamEncoder: (ids) => newBetaStreamEncoder({ id: `msg_${ids.requestId.slice(4)}`, model: ids.model }),
   errorBody: betaErrorBody,
   errorRecord: (e) => sseEvent('error', betaErrorBody(e)),
-  passthroughBody: (body, model) => stripBetaForPassthrough(body, model),
+  passthroughBody: (body, model, opts) => stripBetaForPassthrough(body, model, opts.rawBody),
+  passthroughStream: (summary) => new BetaPassthroughStream(summary),
+  // The messages wire has no output option outside the IR.
+  wireExtras: () => ({}),
   // The caller's version and beta flags travel to the native upstream; without them the upstream
   // adapter sends its own default version.
   upstreamHeaders(hdr) {

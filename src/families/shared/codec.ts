@@ -1,6 +1,7 @@
 // What a wire family provides to the request pipeline: one object per family, so the pipeline never
 // branches on which family was called.
 import type { GatewayError } from '../../errors/gateway-error.ts';
+import type { StreamSummary } from '../../ir/outcome.ts';
 import type { ChatRequest, ChatResponse, JsonObject, StreamEvent } from '../../ir/types.ts';
 import type { SvcExtensions } from './svc.ts';
 import type { SvcHeaders } from './svc-headers.ts';
@@ -31,6 +32,30 @@ export interface PassthroughOptions {
   stream: boolean;
   includeUsage: boolean;
   userOverride?: string;
+  /** The caller's JSON text of `body`: sent with only the model rewritten when nothing else needs editing. */
+  rawBody?: string;
+}
+
+/**
+ * Relays a native upstream's stream to a caller of the same family: each upstream record goes out as
+ * its own bytes unless a SPEC rule needs an edit, and what the call's record needs (usage, text, stop
+ * reason, upstream error) is read into the summary by a targeted scan rather than a parse per record.
+ */
+export interface PassthroughStream {
+  /** The caller's SSE text for one upstream record (`event` is the SSE event name, if any); '' for none. */
+  push(event: string | undefined, data: string): string;
+  /** What is still owed to the caller once the upstream ended (held tool-call fragments). */
+  end(): string;
+}
+
+/**
+ * Output options of a family's wire that have no IR slot yet change the answer (the cache keys on
+ * them); the beta wire has none.
+ */
+export interface WireExtras {
+  n?: number;
+  logprobs?: boolean;
+  topLogprobs?: number;
 }
 
 export interface FamilyCodec {
@@ -47,6 +72,10 @@ export interface FamilyCodec {
   errorRecord(e: GatewayError): string;
   /** The caller's body as the native upstream gets it: model rewritten, gateway keys removed. */
   passthroughBody(body: Record<string, unknown>, model: string, opts: PassthroughOptions): string;
+  /** The same-family relay of one stream; it writes what it reads into `summary`. */
+  passthroughStream(summary: StreamSummary, callerWantsUsage: boolean): PassthroughStream;
+  /** The caller's output options without an IR slot (already validated by decode). */
+  wireExtras(body: Record<string, unknown>): WireExtras;
   /** Headers only the native upstream understands (version, beta flags). */
   upstreamHeaders(hdr: SvcHeaders): Record<string, string> | undefined;
 }

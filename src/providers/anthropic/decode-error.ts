@@ -1,10 +1,9 @@
 // Error bodies: Anthropic `{type:"error",error:{type,message}}`, also what Bedrock InvokeModel answers
-// when the model itself refused the body; any other Bedrock answer is AWS-shaped (../bedrock).
+// when the model itself refused the body (read by ../bedrock/decode-error.ts).
 import { type ErrorDetails, type ErrorKind, upstreamErrorInfo } from '../../errors/upstream.ts';
 import type { UpstreamErrorInfo } from '../../ir/types.ts';
 import type { HttpHeaders } from '../../util/http-headers.ts';
 import { asRecord, asString, isRecord, tryParseJson } from '../../util/json.ts';
-import { decodeBedrockError } from '../bedrock/decode-error.ts';
 
 /** The messages API's error types and the status each one comes with. */
 const ANTHROPIC_TYPES: Record<string, { kind: ErrorKind; status: number }> = {
@@ -20,7 +19,7 @@ const ANTHROPIC_TYPES: Record<string, { kind: ErrorKind; status: number }> = {
   overloaded_error: { kind: 'overloaded', status: 529 },
 };
 
-function anthropicDetails(body: unknown): ErrorDetails | undefined {
+export function anthropicDetails(body: unknown): ErrorDetails | undefined {
   const e = asRecord(body).error;
   if (!isRecord(e)) return undefined;
   const type = asString(e.type);
@@ -43,13 +42,4 @@ export function decodeAnthropicStreamError(body: unknown, rawText: string): Upst
   const details = anthropicDetails(body) ?? {};
   const status = (details.code && ANTHROPIC_TYPES[details.code]?.status) || 500;
   return upstreamErrorInfo(status, rawText, {}, details);
-}
-
-/** Bedrock InvokeModel: an Anthropic-shaped body wins; anything else is an AWS exception. */
-export function decodeBedrockAnthropicError(status: number, bodyText: string, headers: HttpHeaders): UpstreamErrorInfo {
-  const parsed = tryParseJson(bodyText);
-  const details = parsed.ok ? anthropicDetails(parsed.value) : undefined;
-  return details
-    ? upstreamErrorInfo(status, bodyText, headers, details)
-    : decodeBedrockError(status, bodyText, headers);
 }

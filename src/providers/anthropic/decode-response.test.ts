@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { fixtureJson } from '../openai-compatible/test-support.ts';
+import { fixtureJson } from '../shared/fixtures.ts';
 import { fromAnthropicResponse } from './decode-response.ts';
 
-const dir = import.meta.dirname;
-
 test('thinking with signature, redacted thinking, text and tool use; cache usage; server tools skipped', () => {
-  assert.deepEqual(fromAnthropicResponse(fixtureJson(dir, 'message-thinking-tools.json')), {
+  assert.deepEqual(fromAnthropicResponse(fixtureJson('anthropic', 'message-thinking-tools.json')), {
     id: 'msg_01XYZ',
     model: 'claude-sonnet-4-5-20250929',
     content: [

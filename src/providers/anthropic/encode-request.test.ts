@@ -43,7 +43,7 @@ test('merges same-role turns, tool results first, thinking echoed, cache_control
     tools: [{ name: 'get_weather', inputSchema: { type: 'object' }, cacheControl: { type: 'ephemeral' } }],
     params: { stop: ['END', '  '], temperature: 1.7, topK: 4, user: 'u1', seed: 3 },
     stream: true,
-  });
+  }).body;
   assert.deepEqual(body, {
     model: 'claude-sonnet-4-5',
     max_tokens: 4096,
@@ -77,7 +77,7 @@ test('merges same-role turns, tool results first, thinking echoed, cache_control
 
 test('tool choice mapping and parallel_tool_calls false', () => {
   const tools = [{ name: 'f', inputSchema: { type: 'object' } }];
-  const choice = (r: Partial<ChatRequest>) => toAnthropicBody({ ...base, tools, ...r }).tool_choice;
+  const choice = (r: Partial<ChatRequest>) => toAnthropicBody({ ...base, tools, ...r }).body.tool_choice;
   assert.equal(choice({}), undefined);
   assert.deepEqual(choice({ toolChoice: { type: 'any' } }), { type: 'any' });
   assert.deepEqual(choice({ toolChoice: { type: 'none' } }), { type: 'none' });
@@ -87,7 +87,7 @@ test('tool choice mapping and parallel_tool_calls false', () => {
     type: 'any',
     disable_parallel_tool_use: true,
   });
-  assert.equal(toAnthropicBody({ ...base, toolChoice: { type: 'any' } }).tool_choice, undefined);
+  assert.equal(toAnthropicBody({ ...base, toolChoice: { type: 'any' } }).body.tool_choice, undefined);
 });
 
 test('thinking: budget on top of the default, sampling dropped, forced tool choice relaxed', () => {
@@ -96,7 +96,7 @@ test('thinking: budget on top of the default, sampling dropped, forced tool choi
     tools: [{ name: 'f', inputSchema: { type: 'object' } }],
     toolChoice: { type: 'any' },
     params: { thinking: { type: 'enabled', budgetTokens: 2048 }, temperature: 0.5, topP: 0.9 },
-  });
+  }).body;
   assert.equal(body.max_tokens, 2048 + 4096);
   assert.deepEqual(body.thinking, { type: 'enabled', budget_tokens: 2048 });
   assert.equal(body.temperature, undefined);
@@ -105,12 +105,12 @@ test('thinking: budget on top of the default, sampling dropped, forced tool choi
   const tight = toAnthropicBody({
     ...base,
     params: { maxTokens: 1500, thinking: { type: 'enabled', budgetTokens: 4000 } },
-  });
+  }).body;
   assert.deepEqual(tight.thinking, { type: 'enabled', budget_tokens: 1499 });
   const tooSmall = toAnthropicBody({
     ...base,
     params: { maxTokens: 500, thinking: { type: 'enabled', budgetTokens: 4000 } },
-  });
+  }).body;
   assert.equal(tooSmall.thinking, undefined);
   assert.equal(tooSmall.max_tokens, 500);
 });
@@ -128,7 +128,7 @@ test('response format asks for JSON in the system prompt; images map to sources'
       },
     ],
     params: { responseFormat: { type: 'json_schema', name: 'o', schema: { type: 'object' } } },
-  });
+  }).body;
   const system = body.system as Array<{ text: string }>;
   assert.equal(system.length, 1);
   assert.match(system[0].text, /single JSON object/);
@@ -142,4 +142,75 @@ test('response format asks for JSON in the system prompt; images map to sources'
       ],
     },
   ]);
+});
+
+const imageResult: ChatRequest['messages'] = [
+  { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'shot', input: {} }] },
+  {
+    role: 'user',
+    content: [
+      {
+        type: 'tool_result',
+        toolUseId: 't1',
+        content: [{ type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'AAAA' } }],
+      },
+    ],
+  },
+];
+
+test('warnings: parameters the wire lacks are said, seed only noted, nothing said for a plain call', () => {
+  assert.deepEqual(toAnthropicBody({ ...base, params: { maxTokens: 10, topK: 5 } }).warnings, []);
+  const { body, warnings } = toAnthropicBody({
+    ...base,
+    params: { presencePenalty: 0.5, frequencyPenalty: 0.1, logitBias: { '50256': -100 }, seed: 7, topK: 5 },
+  });
+  assert.deepEqual(warnings, [
+    { code: 'dropped:seed', silent: true },
+    { code: 'dropped:presence_penalty' },
+    { code: 'dropped:frequency_penalty' },
+    { code: 'dropped:logit_bias' },
+  ]);
+  for (const key of ['presence_penalty', 'frequency_penalty', 'logit_bias', 'seed']) assert.equal(body[key], undefined);
+  assert.equal(body.top_k, 5);
+  // Images in tool results travel on this wire: nothing to say.
+  assert.deepEqual(toAnthropicBody({ ...base, messages: imageResult }).warnings, []);
+});
+
+test('warnings: a temperature above 1 is clamped and said', () => {
+  const { body, warnings } = toAnthropicBody({ ...base, params: { temperature: 1.6 } });
+  assert.equal(body.temperature, 1);
+  assert.deepEqual(warnings, [{ code: 'clamped:temperature' }]);
+});
+
+test('warnings: thinking drops sampling and forced tool choice, and says so; a budget that cannot fit is said', () => {
+  const tools = [{ name: 'f', inputSchema: { type: 'object' } }];
+  const { warnings } = toAnthropicBody({
+    ...base,
+    tools,
+    toolChoice: { type: 'any' },
+    params: { maxTokens: 8000, thinking: { type: 'enabled', budgetTokens: 2048 }, temperature: 0.2, topP: 0.9 },
+  });
+  assert.deepEqual(warnings, [
+    { code: 'dropped:temperature' },
+    { code: 'dropped:top_p' },
+    { code: 'dropped:tool_choice' },
+  ]);
+  const tooSmall = toAnthropicBody({
+    ...base,
+    params: { maxTokens: 500, thinking: { type: 'enabled', budgetTokens: 2048 } },
+  });
+  assert.equal(tooSmall.body.thinking, undefined);
+  assert.deepEqual(tooSmall.warnings, [{ code: 'dropped:thinking' }]);
+  const shrunk = toAnthropicBody({
+    ...base,
+    params: { maxTokens: 3000, thinking: { type: 'enabled', budgetTokens: 4000 } },
+  });
+  assert.deepEqual(shrunk.body.thinking, { type: 'enabled', budget_tokens: 2999 });
+  assert.deepEqual(shrunk.warnings, [{ code: 'clamped:thinking.budget_tokens' }]);
+});
+
+test('warnings: blank stop sequences are left out and said', () => {
+  const { body, warnings } = toAnthropicBody({ ...base, params: { stop: ['END', '  '] } });
+  assert.deepEqual(body.stop_sequences, ['END']);
+  assert.deepEqual(warnings, [{ code: 'dropped:stop' }]);
 });

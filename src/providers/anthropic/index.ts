@@ -1,10 +1,10 @@
-// The Anthropic Messages wire, spoken to Anthropic itself and to Bedrock InvokeModel.
+// The Anthropic Messages wire, spoken to Anthropic itself (Claude on Bedrock reuses its encoder and
+// decoders from ../bedrock).
 import type { ChatRequest } from '../../ir/types.ts';
 import { baseUrlOr } from '../shared/base-url.ts';
+import { lowerKeys } from '../shared/headers.ts';
 import type { ChatAdapter, Credential, HttpRequestSpec, Target } from '../types.ts';
-import { bedrockInvokeSpec, lowerKeys, toBedrockBody, toBedrockBodyText, VERIFY_MODEL, verifyBody } from './bedrock.ts';
-import { newBedrockAnthropicStreamDecoder } from './bedrock-stream.ts';
-import { decodeAnthropicError, decodeBedrockAnthropicError } from './decode-error.ts';
+import { decodeAnthropicError } from './decode-error.ts';
 import { fromAnthropicResponse } from './decode-response.ts';
 import { toAnthropicBody } from './encode-request.ts';
 import { newAnthropicStreamDecoder } from './stream-decoder.ts';
@@ -29,14 +29,17 @@ function anthropicSpec(target: Target, stream: boolean, body: string): HttpReque
 }
 
 /** The target decides the model: one IR request may be tried against several targets (fallbacks). */
-function bodyFor(req: ChatRequest, target: Target) {
+export function anthropicBodyFor(req: ChatRequest, target: Target) {
   return toAnthropicBody({ ...req, model: target.model });
 }
 
 export const anthropicAdapter: ChatAdapter = {
   wire: 'anthropic',
   streamFraming: 'sse',
-  chatRequest: async (req, target) => anthropicSpec(target, req.stream, JSON.stringify(bodyFor(req, target))),
+  async chatRequest(req, target) {
+    const { body, warnings } = anthropicBodyFor(req, target);
+    return { ...anthropicSpec(target, req.stream, JSON.stringify(body)), warnings };
+  },
   rawChatRequest: async (body, target, stream) => anthropicSpec(target, stream, body),
   decodeChatResponse: (body) => fromAnthropicResponse(body),
   newStreamDecoder: () => newAnthropicStreamDecoder(),
@@ -48,22 +51,4 @@ export const anthropicAdapter: ChatAdapter = {
       headers: { 'x-api-key': credential.apiKey, 'anthropic-version': ANTHROPIC_VERSION },
     };
   },
-};
-
-export const bedrockAnthropicAdapter: ChatAdapter = {
-  wire: 'anthropic',
-  streamFraming: 'aws-eventstream',
-  async chatRequest(req, target) {
-    const headers = lowerKeys(target.headers);
-    const body = JSON.stringify(toBedrockBody(bodyFor(req, target), headers));
-    return bedrockInvokeSpec(target.credential, target.model, req.stream, headers, body);
-  },
-  async rawChatRequest(body, target, stream) {
-    const headers = lowerKeys(target.headers);
-    return bedrockInvokeSpec(target.credential, target.model, stream, headers, toBedrockBodyText(body, headers));
-  },
-  decodeChatResponse: (body) => fromAnthropicResponse(body),
-  newStreamDecoder: () => newBedrockAnthropicStreamDecoder(),
-  decodeError: decodeBedrockAnthropicError,
-  verifyKeyRequest: (credential) => bedrockInvokeSpec(credential, VERIFY_MODEL, false, {}, verifyBody()),
 };

@@ -1,28 +1,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { StreamEvent } from '../../ir/types.ts';
-import { assertStreamInvariants, fixtureLines, replay } from '../openai-compatible/test-support.ts';
+import { assertStreamInvariants, fixtureLines, replay } from '../shared/fixtures.ts';
 import type { UpstreamEvent } from '../types.ts';
-import { newBedrockAnthropicStreamDecoder } from './bedrock-stream.ts';
 import { newAnthropicStreamDecoder } from './stream-decoder.ts';
-
-const dir = import.meta.dirname;
 
 /** Fixture lines are `event: <name>|<data JSON>`, one SSE event each. */
 function sse(name: string): UpstreamEvent[] {
-  return fixtureLines(dir, name).map((line) => {
+  return fixtureLines('anthropic', name).map((line) => {
     const bar = line.indexOf('|');
     return { event: line.slice('event: '.length, bar), data: line.slice(bar + 1) };
   });
-}
-
-/** The same events as Bedrock sends them: `chunk` frames with the event JSON base64-encoded. */
-function bedrockFrames(events: UpstreamEvent[]): UpstreamEvent[] {
-  return events.map((e) => ({
-    event: 'chunk',
-    messageType: 'event',
-    data: JSON.stringify({ bytes: Buffer.from(e.data).toString('base64') }),
-  }));
 }
 
 const expectedThinkingTools: StreamEvent[] = [
@@ -56,12 +44,6 @@ test('thinking, text and tool blocks; ping ignored; empty tool input becomes {}'
   assert.deepEqual(events, expectedThinkingTools);
 });
 
-test('bedrock invoke-with-response-stream frames decode to the same events', () => {
-  const frames = bedrockFrames(sse('stream-thinking-tools.chunks.txt'));
-  const events = replay(newBedrockAnthropicStreamDecoder(), frames);
-  assert.deepEqual(events, expectedThinkingTools);
-});
-
 test('mid-stream overloaded error: error event, retryable 529, no stop', () => {
   const events = replay(newAnthropicStreamDecoder(), sse('stream-overloaded.chunks.txt'));
   assertStreamInvariants(events);
@@ -73,19 +55,6 @@ test('mid-stream overloaded error: error event, retryable 529, no stop', () => {
   assert.equal(last.error.retryable, true);
   assert.equal(last.error.message, 'Overloaded');
   assert.equal(events.filter((e) => e.type === 'stop').length, 0);
-});
-
-test('bedrock exception frame becomes an error event', () => {
-  const frames = bedrockFrames(sse('stream-overloaded.chunks.txt').slice(0, 2));
-  frames.push({ event: 'throttlingException', messageType: 'exception', data: '{"message":"Too many requests"}' });
-  const events = replay(newBedrockAnthropicStreamDecoder(), frames);
-  assertStreamInvariants(events);
-  const last = events[events.length - 1];
-  assert.equal(last.type, 'error');
-  if (last.type !== 'error') return;
-  assert.equal(last.error.status, 429);
-  assert.equal(last.error.kind, 'rate_limit');
-  assert.equal(last.error.message, 'Too many requests');
 });
 
 test('truncated stream: end() closes the open block and emits end_turn once', () => {

@@ -1,11 +1,12 @@
 // Bedrock errors: body `{message}` (sometimes `{Message}`), the exception name in the
 // `x-amzn-ErrorType` header (`Name:http://internal.amazon.com/...`) or the body's `__type`
 // (`com.amazon.coral...#Name`), or as the `:exception-type` of an event-stream frame (camelCase there).
-// Both Bedrock wires (Converse here, InvokeModel with Anthropic bodies in ../anthropic) read this table.
+// Both Bedrock wires read this table: Converse, and InvokeModel with Anthropic bodies.
 import { type ErrorKind, upstreamErrorInfo } from '../../errors/upstream.ts';
 import type { UpstreamErrorInfo } from '../../ir/types.ts';
 import { type HttpHeaders, headerValue } from '../../util/http-headers.ts';
 import { asRecord, asString, tryParseJson } from '../../util/json.ts';
+import { anthropicDetails } from '../anthropic/decode-error.ts';
 
 /**
  * Bedrock Runtime exceptions (API reference, "Errors" of Converse, ConverseStream, InvokeModel and
@@ -66,4 +67,13 @@ export function decodeBedrockError(status: number, bodyText: string, headers: Ht
 export function bedrockStreamException(eventName: string | undefined, data: string): UpstreamErrorInfo {
   const headers: HttpHeaders = eventName ? { 'x-amzn-errortype': eventName } : {};
   return decodeBedrockError(known(eventName)?.status ?? 500, data, headers);
+}
+
+/** Bedrock InvokeModel with an Anthropic body: an Anthropic-shaped answer wins; anything else is AWS's. */
+export function decodeInvokeAnthropicError(status: number, bodyText: string, headers: HttpHeaders): UpstreamErrorInfo {
+  const parsed = tryParseJson(bodyText);
+  const details = parsed.ok ? anthropicDetails(parsed.value) : undefined;
+  return details
+    ? upstreamErrorInfo(status, bodyText, headers, details)
+    : decodeBedrockError(status, bodyText, headers);
 }

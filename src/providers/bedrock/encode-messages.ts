@@ -1,13 +1,16 @@
 // IR conversation -> Converse `messages`. Converse wants strictly alternating roles, bytes (never
 // URLs) for images, and cannot take blank text blocks.
-import type { Block, JsonObject, JsonValue, Message, ToolResultBlock } from '../../ir/types.ts';
+import type { Block, EncodeWarning, JsonObject, JsonValue, Message, ToolResultBlock } from '../../ir/types.ts';
 import { toolInputObject } from '../shared/tool-input.ts';
+import { dropped } from '../shared/warnings.ts';
 import { imageFormat, supportsCachePoint, supportsToolResultStatus } from './models.ts';
 
 const CACHE_POINT: JsonObject = { cachePoint: { type: 'default' } };
 
 export interface EncodeContext {
   model: string;
+  /** Where the encoders say what they left out (shared/warnings.ts). */
+  warnings: EncodeWarning[];
 }
 
 function toolResult(block: ToolResultBlock, ctx: EncodeContext): JsonObject {
@@ -28,8 +31,12 @@ function encodeBlock(block: Block, ctx: EncodeContext): JsonObject | undefined {
       return block.text.trim() ? { text: block.text } : undefined;
     case 'image': {
       // Converse takes bytes or S3 only and the gateway does not fetch URLs: URL images are dropped.
-      if (block.source.kind !== 'base64') return undefined;
+      if (block.source.kind !== 'base64') {
+        ctx.warnings.push(dropped('image_url'));
+        return undefined;
+      }
       const format = imageFormat(block.source.mediaType);
+      if (!format) ctx.warnings.push(dropped('image'));
       return format ? { image: { format, source: { bytes: block.source.data } } } : undefined;
     }
     case 'tool_use':

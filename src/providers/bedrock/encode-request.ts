@@ -1,6 +1,16 @@
 // IR ChatRequest -> Converse body. Model-specific extras (Claude thinking / top_k) travel in
-// `additionalModelRequestFields`; anything a model family cannot take is left out.
+// `additionalModelRequestFields`; anything a model family cannot take is left out, with a warning.
 import type { ChatRequest, JsonObject, ResponseFormat, ToolChoice } from '../../ir/types.ts';
+import {
+  dropped,
+  fitTemperature,
+  lacked,
+  lackedParams,
+  toolResultImageWarnings,
+  uniqueWarnings,
+} from '../shared/warnings.ts';
+import type { EncodedBody } from '../types.ts';
+import { converseCapabilities as caps } from './capabilities.ts';
 import { type EncodeContext, historyToolNames, systemBlocks, toConverseMessages } from './encode-messages.ts';
 import { isAnthropicModel, supportsCachePoint } from './models.ts';
 
@@ -44,6 +54,7 @@ function toolConfig(req: ChatRequest, ctx: EncodeContext, forcedAllowed: boolean
     const config: JsonObject = { tools };
     const choice = withhold ? undefined : toolChoice(req.toolChoice);
     if (choice && (forcedAllowed || 'auto' in choice)) config.toolChoice = choice;
+    else if (choice) ctx.warnings.push(dropped('tool_choice'));
     return config;
   }
   if (!history.hasToolBlocks) return undefined;
@@ -54,11 +65,13 @@ function toolConfig(req: ChatRequest, ctx: EncodeContext, forcedAllowed: boolean
   };
 }
 
-export function toConverseBody(req: ChatRequest): JsonObject {
-  const ctx: EncodeContext = { model: req.model };
+export function toConverseBody(req: ChatRequest): EncodedBody<JsonObject> {
   const p = req.params;
+  const ctx: EncodeContext = { model: req.model, warnings: lackedParams(p, caps) };
+  ctx.warnings.push(...toolResultImageWarnings(req.messages, caps));
   const claude = isAnthropicModel(req.model);
   const thinking = claude && p.thinking ? p.thinking : undefined;
+  if (p.thinking && !claude) ctx.warnings.push(lacked('thinking'));
   const body: JsonObject = { messages: toConverseMessages(req.messages, ctx) };
 
   const system = systemBlocks(req.system, ctx);
@@ -73,18 +86,25 @@ export function toConverseBody(req: ChatRequest): JsonObject {
   }
   if (maxTokens !== undefined) inference.maxTokens = maxTokens;
   // Claude forbids sampling parameters while thinking.
-  if (!thinking && p.temperature !== undefined) inference.temperature = p.temperature;
-  if (!thinking && p.topP !== undefined) inference.topP = p.topP;
+  if (thinking) {
+    for (const name of ['temperature', 'topP'] as const) if (p[name] !== undefined) ctx.warnings.push(dropped(name));
+  } else {
+    const temperature = fitTemperature(p.temperature, caps, ctx.warnings);
+    if (temperature !== undefined) inference.temperature = temperature;
+    if (p.topP !== undefined) inference.topP = p.topP;
+  }
   if (p.stop && p.stop.length > 0) inference.stopSequences = p.stop;
   if (Object.keys(inference).length > 0) body.inferenceConfig = inference;
 
   const extra: JsonObject = {};
+  // top_k is a Claude extra here; other Converse models have no field for it.
   if (claude && !thinking && p.topK !== undefined) extra.top_k = p.topK;
+  else if (p.topK !== undefined) ctx.warnings.push(dropped('topK'));
   if (thinking) extra.thinking = { type: 'enabled', budget_tokens: thinking.budgetTokens };
   if (Object.keys(extra).length > 0) body.additionalModelRequestFields = extra;
 
   // Claude rejects forced tool use while thinking; fall back to auto there.
   const tools = toolConfig(req, ctx, !thinking);
   if (tools) body.toolConfig = tools;
-  return body;
+  return { body, warnings: uniqueWarnings(ctx.warnings) };
 }

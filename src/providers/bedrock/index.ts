@@ -1,12 +1,17 @@
-// AWS Bedrock Runtime: the Converse / ConverseStream chat adapter (every non-Anthropic model; Claude
-// goes through InvokeModel in ../anthropic) and embeddings over InvokeModel. Requests are SigV4-signed.
+// AWS Bedrock Runtime: two chat adapters, Converse / ConverseStream for every non-Anthropic model
+// and InvokeModel with Anthropic bodies for Claude, and embeddings over InvokeModel. Requests are
+// SigV4-signed.
+import { fromAnthropicResponse } from '../anthropic/decode-response.ts';
+import { anthropicBodyFor } from '../anthropic/index.ts';
+import { lowerKeys } from '../shared/headers.ts';
 import type { ChatAdapter, Credential, EmbeddingAdapter, HttpRequestSpec, Target } from '../types.ts';
-import { decodeBedrockError } from './decode-error.ts';
+import { decodeBedrockError, decodeInvokeAnthropicError } from './decode-error.ts';
 import { fromConverseResponse } from './decode-response.ts';
 import { bedrockSupportsDimensions, decodeEmbeddingBodies, embeddingBodies } from './embeddings.ts';
 import { toConverseBody } from './encode-request.ts';
+import { bedrockInvokeSpec, toBedrockBody, toBedrockBodyText, VERIFY_MODEL, verifyBody } from './invoke-anthropic.ts';
 import { bedrockBaseUrl, parseAwsKey, signAws } from './sigv4.ts';
-import { newConverseStreamDecoder } from './stream-decoder.ts';
+import { newConverseStreamDecoder, newInvokeAnthropicStreamDecoder } from './stream-decoder.ts';
 
 /** For callers that relay Bedrock event streams themselves (same-family pass-through). */
 export { bedrockStreamException } from './decode-error.ts';
@@ -45,8 +50,9 @@ export const bedrockConverseAdapter: ChatAdapter = {
   wire: 'bedrock-converse',
   streamFraming: 'aws-eventstream',
 
-  chatRequest(req, target) {
-    return converseRequest(JSON.stringify(toConverseBody(req)), target, req.stream);
+  async chatRequest(req, target) {
+    const { body, warnings } = toConverseBody(req);
+    return { ...(await converseRequest(JSON.stringify(body), target, req.stream)), warnings };
   },
 
   rawChatRequest(body, target, stream) {
@@ -80,6 +86,26 @@ export const bedrockConverseAdapter: ChatAdapter = {
     const target: Target = { vendor: 'bedrock', model: verifyModel(region), credential };
     return converseRequest(body, target, false);
   },
+};
+
+/** Claude on Bedrock: the Anthropic Messages body over InvokeModel (native beta wire, pass-through eligible). */
+export const bedrockAnthropicAdapter: ChatAdapter = {
+  wire: 'anthropic',
+  streamFraming: 'aws-eventstream',
+  async chatRequest(req, target) {
+    const headers = lowerKeys(target.headers);
+    const { body, warnings } = anthropicBodyFor(req, target);
+    const text = JSON.stringify(toBedrockBody(body, headers));
+    return { ...(await bedrockInvokeSpec(target.credential, target.model, req.stream, headers, text)), warnings };
+  },
+  async rawChatRequest(body, target, stream) {
+    const headers = lowerKeys(target.headers);
+    return bedrockInvokeSpec(target.credential, target.model, stream, headers, toBedrockBodyText(body, headers));
+  },
+  decodeChatResponse: (body) => fromAnthropicResponse(body),
+  newStreamDecoder: () => newInvokeAnthropicStreamDecoder(),
+  decodeError: decodeInvokeAnthropicError,
+  verifyKeyRequest: (credential) => bedrockInvokeSpec(credential, VERIFY_MODEL, false, {}, verifyBody()),
 };
 
 export const bedrockEmbeddingAdapter: EmbeddingAdapter = {

@@ -1,8 +1,15 @@
 // ConverseStream frames (already unframed into UpstreamEvents: `event` = :event-type, `data` = JSON)
-// -> IR events, as a pure state machine. Usage (`metadata`) arrives after `messageStop`, so the stop
+// -> IR events, as a pure state machine; and InvokeModel streams of Claude, whose frames wrap
+// Anthropic stream events (at the end of the file). Usage (`metadata`) arrives after `messageStop`, so the stop
 // is held until then (or until the stream ends) to keep usage ahead of stop.
 import type { StopReason, StreamEvent } from '../../ir/types.ts';
-import { asNumber, asRecord, asString, isRecord, type UnknownRecord } from '../../util/json.ts';
+import { asNumber, asRecord, asString, isRecord, tryParseJson, type UnknownRecord } from '../../util/json.ts';
+import {
+  type AnthropicStreamState,
+  anthropicStreamEnd,
+  anthropicStreamStep,
+  newAnthropicStreamState,
+} from '../anthropic/stream-decoder.ts';
 import { randomId } from '../shared/ids.ts';
 import type { StreamDecoder, UpstreamEvent } from '../types.ts';
 import { bedrockStreamException } from './decode-error.ts';
@@ -169,4 +176,27 @@ export function newConverseStreamDecoder(model: string): StreamDecoder {
     push: (event) => stepConverseStream(state, event, model),
     end: () => endConverseStream(state, model),
   };
+}
+
+/**
+ * invoke-with-response-stream: each `chunk` frame carries `{"bytes":"<base64>"}` holding one Anthropic
+ * stream event, so the frames are unwrapped and fed to the Anthropic state machine.
+ */
+export function invokeAnthropicStep(s: AnthropicStreamState, ev: UpstreamEvent): StreamEvent[] {
+  if (s.done) return [];
+  if (ev.messageType === 'exception' || (ev.event !== undefined && /exception$/i.test(ev.event))) {
+    s.done = true;
+    return [{ type: 'error', error: bedrockStreamException(ev.event, ev.data) }];
+  }
+  const parsed = tryParseJson(ev.data);
+  const frame = parsed.ok ? asRecord(parsed.value) : {};
+  const bytes = asString(frame.bytes);
+  if (bytes === undefined) return [];
+  const inner = Buffer.from(bytes, 'base64').toString('utf8');
+  return anthropicStreamStep(s, { data: inner });
+}
+
+export function newInvokeAnthropicStreamDecoder(): StreamDecoder {
+  const state = newAnthropicStreamState();
+  return { push: (ev) => invokeAnthropicStep(state, ev), end: () => anthropicStreamEnd(state) };
 }

@@ -47,7 +47,8 @@ export const geminiAdapter: ChatAdapter & EmbeddingAdapter = {
   streamFraming: 'sse',
 
   async chatRequest(req, target) {
-    return post(chatUrl(target, req.stream), target, JSON.stringify(toGeminiBody(req)));
+    const { body, warnings } = toGeminiBody(req);
+    return { ...post(chatUrl(target, req.stream), target, JSON.stringify(body)), warnings };
   },
 
   // Gemini addresses the model in the URL, so the body is forwarded as is.

@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { fixtureJson } from '../shared/fixtures.ts';
 import { fromOpenAIChatResponse } from './decode-response.ts';
-import { fixtureJson } from './test-support.ts';
-
-const dir = import.meta.dirname;
 
 test('text response: cached tokens are split out of prompt_tokens', () => {
-  assert.deepEqual(fromOpenAIChatResponse(fixtureJson(dir, 'chat-text.json')), {
+  assert.deepEqual(fromOpenAIChatResponse(fixtureJson('openai-compatible', 'chat-text.json')), {
     id: 'chatcmpl-abc123',
     model: 'gpt-4o-2024-08-06',
     content: [{ type: 'text', text: 'Hello there.' }],
@@ -18,7 +16,7 @@ test('text response: cached tokens are split out of prompt_tokens', () => {
 });
 
 test('tool calls: arguments parsed once, unparsable text kept verbatim', () => {
-  const res = fromOpenAIChatResponse(fixtureJson(dir, 'chat-tools.json'));
+  const res = fromOpenAIChatResponse(fixtureJson('openai-compatible', 'chat-tools.json'));
   assert.deepEqual(res.content, [
     { type: 'tool_use', id: 'call_a', name: 'get_weather', input: { city: 'Paris' } },
     { type: 'tool_use', id: 'call_b', name: 'get_time', input: '{"tz": "Europe/Par' },
@@ -28,7 +26,7 @@ test('tool calls: arguments parsed once, unparsable text kept verbatim', () => {
 });
 
 test('together eos finish maps to end_turn', () => {
-  const res = fromOpenAIChatResponse(fixtureJson(dir, 'together-eos.json'));
+  const res = fromOpenAIChatResponse(fixtureJson('openai-compatible', 'together-eos.json'));
   assert.equal(res.stopReason, 'end_turn');
   assert.equal(res.rawStopReason, 'eos');
   assert.deepEqual(res.content, [{ type: 'text', text: 'Bonjour!' }]);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ChatRequest } from '../../ir/types.ts';
+import { openaiCapabilities } from './capabilities.ts';
 import { toOpenAIChatBody } from './encode-request.ts';
 
 const base: ChatRequest = { model: 'gpt-4o', system: [], messages: [], tools: [], params: {}, stream: false };
@@ -45,7 +46,7 @@ test('full conversation: system, images, tool calls, tool results (text only), t
     toolChoice: { type: 'any' },
     params: { maxTokens: 100, temperature: 0.2, stop: ['END'], seed: 7, parallelToolCalls: false, topK: 5 },
     stream: true,
-  });
+  }).body;
   assert.deepEqual(body, {
     model: 'gpt-4o',
     messages: [
@@ -95,7 +96,7 @@ test('tool choice by name, json_schema response format, reasoning models use max
       maxTokens: 50,
       responseFormat: { type: 'json_schema', name: 'out', schema: { type: 'object' }, strict: true },
     },
-  });
+  }).body;
   assert.deepEqual(body.tool_choice, { type: 'function', function: { name: 'f' } });
   assert.deepEqual(body.response_format, {
     type: 'json_schema',
@@ -115,7 +116,7 @@ test('several system blocks stay separate parts; no tools -> no tool_choice', ()
     ],
     toolChoice: { type: 'none' },
     messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
-  });
+  }).body;
   assert.deepEqual(body.messages, [
     {
       role: 'system',
@@ -127,4 +128,44 @@ test('several system blocks stay separate parts; no tools -> no tool_choice', ()
     { role: 'user', content: 'hi' },
   ]);
   assert.equal(body.tool_choice, undefined);
+});
+
+test('warnings: top_k said on openai and azure, sent to together and fireworks; thinking only noted', () => {
+  const req: ChatRequest = { ...base, params: { topK: 40, thinking: { type: 'enabled', budgetTokens: 2048 } } };
+  for (const vendor of ['openai', 'azure-openai'] as const) {
+    const { body, warnings } = toOpenAIChatBody(req, openaiCapabilities(vendor));
+    assert.equal(body.top_k, undefined);
+    assert.deepEqual(warnings, [{ code: 'dropped:top_k' }, { code: 'dropped:thinking', silent: true }], vendor);
+  }
+  for (const vendor of ['together', 'fireworks'] as const) {
+    const { body, warnings } = toOpenAIChatBody(req, openaiCapabilities(vendor));
+    assert.equal(body.top_k, 40);
+    assert.deepEqual(warnings, [{ code: 'dropped:thinking', silent: true }], vendor);
+  }
+});
+
+test('warnings: penalties and logit_bias are carried; an image in a tool result is said', () => {
+  const { body, warnings } = toOpenAIChatBody({
+    ...base,
+    params: { presencePenalty: 0.5, frequencyPenalty: -0.5, logitBias: { '50256': -100 } },
+    messages: [
+      { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'shot', input: {} }] },
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'tool_result',
+            toolUseId: 't1',
+            content: [
+              { type: 'text', text: 'here' },
+              { type: 'image', source: { kind: 'url', url: 'https://x/y.png' } },
+            ],
+          },
+        ],
+      },
+    ],
+  });
+  assert.deepEqual([body.presence_penalty, body.frequency_penalty, body.logit_bias], [0.5, -0.5, { '50256': -100 }]);
+  assert.deepEqual(warnings, [{ code: 'dropped:tool_result_image' }]);
+  assert.deepEqual(toOpenAIChatBody({ ...base, params: { temperature: 2, seed: 1 } }).warnings, []);
 });

@@ -1,21 +1,34 @@
-// IR chat request -> chat completions body (the OpenAI wire, shared by azure, together, fireworks).
+// IR chat request -> chat completions body (the OpenAI wire, shared by azure, together, fireworks),
+// with a warning for each thing the host could not take as asked.
 import type { ChatRequest, JsonObject, ResponseFormat, Tool, ToolChoice } from '../../ir/types.ts';
+import { fitTemperature, lackedParams, toolResultImageWarnings, type WireCapabilities } from '../shared/warnings.ts';
+import type { EncodedBody } from '../types.ts';
+import { openaiCapabilities } from './capabilities.ts';
 import { encodeMessages, encodeSystem } from './encode-messages.ts';
 
 // Reasoning models reject the legacy `max_tokens`.
 const MAX_COMPLETION_MODELS = /^(o\d|gpt-5)/;
 
-export function toOpenAIChatBody(req: ChatRequest): JsonObject {
+export function toOpenAIChatBody(
+  req: ChatRequest,
+  caps: WireCapabilities = openaiCapabilities('openai'),
+): EncodedBody<JsonObject> {
+  const p = req.params;
+  const warnings = [...lackedParams(p, caps), ...toolResultImageWarnings(req.messages, caps)];
   const body: JsonObject = {
     model: req.model,
     messages: [...encodeSystem(req.system), ...encodeMessages(req.messages)],
   };
-  const p = req.params;
   if (p.maxTokens !== undefined) {
     body[MAX_COMPLETION_MODELS.test(req.model) ? 'max_completion_tokens' : 'max_tokens'] = p.maxTokens;
   }
-  if (p.temperature !== undefined) body.temperature = p.temperature;
+  const temperature = fitTemperature(p.temperature, caps, warnings);
+  if (temperature !== undefined) body.temperature = temperature;
   if (p.topP !== undefined) body.top_p = p.topP;
+  if (p.topK !== undefined && !caps.lacks.includes('topK')) body.top_k = p.topK;
+  if (p.presencePenalty !== undefined) body.presence_penalty = p.presencePenalty;
+  if (p.frequencyPenalty !== undefined) body.frequency_penalty = p.frequencyPenalty;
+  if (p.logitBias !== undefined) body.logit_bias = p.logitBias;
   if (p.stop !== undefined && p.stop.length > 0) body.stop = p.stop;
   if (p.seed !== undefined) body.seed = p.seed;
   if (p.user !== undefined) body.user = p.user;
@@ -29,7 +42,7 @@ export function toOpenAIChatBody(req: ChatRequest): JsonObject {
     body.stream = true;
     body.stream_options = { include_usage: true };
   }
-  return body;
+  return { body, warnings };
 }
 
 function encodeTool(t: Tool): JsonObject {

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ChatRequest } from '../../ir/types.ts';
+import { fixtureJson } from '../shared/fixtures.ts';
 import type { Target } from '../types.ts';
 import { openaiCompatibleAdapter } from './index.ts';
-import { fixtureJson } from './test-support.ts';
 
-const dir = import.meta.dirname;
 const req: ChatRequest = {
   model: 'ignored',
   system: [],
@@ -103,7 +102,7 @@ test('embeddings: floats requested, dimensions only where supported, vectors ord
   );
   assert.equal(JSON.parse(String(ada.body)).dimensions, undefined);
   const res = openai.decodeEmbeddingResponses(
-    [fixtureJson(dir, 'embeddings.json')],
+    [fixtureJson('openai-compatible', 'embeddings.json')],
     { model: 'x', input: ['a', 'b'] },
     target,
   );

@@ -1,7 +1,8 @@
 // One adapter per OpenAI-wire vendor (openai, azure-openai, together, fireworks): same bodies,
 // different base URL, path and auth (vendors.ts).
 import type { ChatRequest, EmbeddingRequest } from '../../ir/types.ts';
-import type { ChatAdapter, Credential, EmbeddingAdapter, HttpRequestSpec, Target } from '../types.ts';
+import type { ChatAdapter, ChatRequestSpec, Credential, EmbeddingAdapter, HttpRequestSpec, Target } from '../types.ts';
+import { openaiCapabilities } from './capabilities.ts';
 import { decodeOpenAIError } from './decode-error.ts';
 import { fromOpenAIChatResponse } from './decode-response.ts';
 import { fromEmbeddingResponse, type OpenAIVendor, supportsDimensions, toEmbeddingBody } from './embeddings.ts';
@@ -20,24 +21,19 @@ function headersFor(vendor: OpenAIVendor, target: Target, stream: boolean): Reco
   };
 }
 
-/** The target decides the model: one IR request may be tried against several targets (fallbacks). */
-function chatBody(vendor: OpenAIVendor, req: ChatRequest, model: string): string {
-  const body = toOpenAIChatBody({ ...req, model });
-  // top_k is not an OpenAI parameter, but these two hosts accept it.
-  if ((vendor === 'together' || vendor === 'fireworks') && req.params.topK !== undefined) body.top_k = req.params.topK;
-  return JSON.stringify(body);
-}
-
 function build(vendor: OpenAIVendor): ChatAdapter & EmbeddingAdapter {
   return {
     wire: 'openai',
     streamFraming: 'sse',
-    async chatRequest(req: ChatRequest, target: Target): Promise<HttpRequestSpec> {
+    async chatRequest(req: ChatRequest, target: Target): Promise<ChatRequestSpec> {
+      // The target decides the model: one IR request may be tried against several targets (fallbacks).
+      const { body, warnings } = toOpenAIChatBody({ ...req, model: target.model }, openaiCapabilities(vendor));
       return {
         method: 'POST',
         url: operationUrl(vendor, target.credential, 'chat/completions', target.model),
         headers: headersFor(vendor, target, req.stream),
-        body: chatBody(vendor, req, target.model),
+        body: JSON.stringify(body),
+        warnings,
       };
     },
     async rawChatRequest(body: string, target: Target, stream: boolean): Promise<HttpRequestSpec> {

@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { type FakeUpstream, startFakeUpstream } from '../../../tools/fake-upstream/server.ts';
 import type { ChatRequest } from '../../ir/types.ts';
+import { assertStreamInvariants } from '../shared/fixtures.ts';
+import { collect, runChat, runStream } from '../shared/integration-support.ts';
 import type { Target } from '../types.ts';
 import { openaiCompatibleAdapter } from './index.ts';
-import { collect, runChat, runStream } from './integration-support.ts';
-import { assertStreamInvariants } from './test-support.ts';
 
 let fake: FakeUpstream;
 before(async () => {

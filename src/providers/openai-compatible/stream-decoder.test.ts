@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { assertStreamInvariants, fixtureLines, replay } from '../shared/fixtures.ts';
 import type { UpstreamEvent } from '../types.ts';
 import { newOpenAIStreamDecoder } from './stream-decoder.ts';
-import { assertStreamInvariants, fixtureLines, replay } from './test-support.ts';
 
-const dir = import.meta.dirname;
-const sse = (name: string): UpstreamEvent[] => fixtureLines(dir, name).map((data) => ({ data }));
+const sse = (name: string): UpstreamEvent[] => fixtureLines('openai-compatible', name).map((data) => ({ data }));
 
 test('text stream: usage chunk after finish still precedes the stop', () => {
   const events = replay(newOpenAIStreamDecoder(), sse('stream-text.chunks.txt'));

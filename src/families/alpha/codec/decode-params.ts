@@ -51,6 +51,18 @@ function responseFormat(value: unknown): ResponseFormat | undefined {
   }
 }
 
+/** `{"<token id>": bias}`, each bias -100..100; the ids are the upstream tokenizer's, not checked here. */
+function logitBias(value: unknown): Record<string, number> | undefined {
+  if (value === undefined || value === null) return undefined;
+  const raw = expectObject(value, 'logit_bias');
+  const out: Record<string, number> = {};
+  for (const [token, bias] of Object.entries(raw)) {
+    const n = optNumber(bias, `logit_bias.${token}`, -100, 100);
+    if (n !== undefined) out[token] = n;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
 /** Drops undefined entries so IR params only hold what the caller set. */
 function compact(p: Params): Params {
   return Object.fromEntries(Object.entries(p).filter(([, v]) => v !== undefined)) as Params;
@@ -72,5 +84,8 @@ export function decodeAlphaParams(body: Record<string, unknown>): Params {
     responseFormat: responseFormat(body.response_format),
     parallelToolCalls: optBoolean(body.parallel_tool_calls, 'parallel_tool_calls'),
     user: optString(body.user, 'user'),
+    presencePenalty: optNumber(body.presence_penalty, 'presence_penalty', -2, 2),
+    frequencyPenalty: optNumber(body.frequency_penalty, 'frequency_penalty', -2, 2),
+    logitBias: logitBias(body.logit_bias),
   });
 }

@@ -1,12 +1,18 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { StreamEvent } from '../../../ir/types.ts';
-import { AlphaStreamEncoder, PassthroughToolAccumulator } from './stream-encoder.ts';
+import {
+  alphaStreamEnd,
+  alphaStreamStep,
+  newAlphaStreamEncoder,
+  newAlphaStreamState,
+  PassthroughToolAccumulator,
+} from './stream-encoder.ts';
 
 const head = { id: 'chatcmpl-9', object: 'chat.completion.chunk', created: 1, model: 'm' };
 
 function run(events: StreamEvent[], includeUsage = false): string[] {
-  const enc = new AlphaStreamEncoder({ id: 'chatcmpl-9', model: 'm', created: 1, includeUsage });
+  const enc = newAlphaStreamEncoder({ id: 'chatcmpl-9', model: 'm', created: 1, includeUsage });
   return [...events.flatMap((e) => enc.push(e)), ...enc.end()];
 }
 
@@ -15,7 +21,7 @@ function chunk(delta: object, finish: string | null, usage?: null): string {
   return `data: ${JSON.stringify(usage === null ? { ...c, usage: null } : c)}\n\n`;
 }
 
-describe('AlphaStreamEncoder', () => {
+describe('alpha stream encoder', () => {
   it('encodes a text stream', () => {
     assert.deepEqual(
       run([
@@ -102,7 +108,7 @@ describe('AlphaStreamEncoder', () => {
   });
 
   it('ends with an error record and no [DONE] on a mid-stream error', () => {
-    const enc = new AlphaStreamEncoder({ id: 'chatcmpl-9', model: 'm', created: 1, includeUsage: true });
+    const enc = newAlphaStreamEncoder({ id: 'chatcmpl-9', model: 'm', created: 1, includeUsage: true });
     const out = [
       ...enc.push({ type: 'text_delta', index: 0, text: 'par' }),
       ...enc.push({
@@ -121,6 +127,79 @@ describe('AlphaStreamEncoder', () => {
 
   it('still ends well-formed when no stop arrived', () => {
     assert.deepEqual(run([]), [chunk({ role: 'assistant', content: '' }, null), chunk({}, 'stop'), 'data: [DONE]\n\n']);
+  });
+});
+
+/** The JSON payloads of `data:` records (`[DONE]` stays a string). */
+function payloads(records: string[]): unknown[] {
+  return records.map((r) => {
+    const data = r.slice('data: '.length).trimEnd();
+    return data === '[DONE]' ? data : JSON.parse(data);
+  });
+}
+
+describe('alphaStreamStep / alphaStreamEnd', () => {
+  const opts = { id: 'chatcmpl-1', model: 'm', created: 1, includeUsage: false };
+
+  it('accumulates tool arguments per IR block and writes nothing for them until the finish', () => {
+    const s = newAlphaStreamState(opts);
+    alphaStreamStep(s, { type: 'block_start', index: 2, block: { type: 'tool_use', id: 'call_a', name: 'f' } });
+    alphaStreamStep(s, { type: 'block_start', index: 5, block: { type: 'tool_use', id: 'call_b', name: 'g' } });
+    assert.deepEqual(alphaStreamStep(s, { type: 'tool_args_delta', index: 5, partialJson: '{"b":' }), []);
+    assert.deepEqual(alphaStreamStep(s, { type: 'tool_args_delta', index: 2, partialJson: '{"a":1}' }), []);
+    assert.deepEqual(alphaStreamStep(s, { type: 'tool_args_delta', index: 5, partialJson: '2}' }), []);
+    // A fragment for a block that never started as a tool call has nowhere to go.
+    assert.deepEqual(alphaStreamStep(s, { type: 'tool_args_delta', index: 9, partialJson: 'x' }), []);
+    assert.deepEqual(s.calls, [
+      { id: 'call_a', name: 'f', args: '{"a":1}' },
+      { id: 'call_b', name: 'g', args: '{"b":2}' },
+    ]);
+    assert.deepEqual(
+      [...s.callByBlock],
+      [
+        [2, 0],
+        [5, 1],
+      ],
+    );
+  });
+
+  it('writes no content after the finish chunk, and no second finish at the end', () => {
+    const s = newAlphaStreamState(opts);
+    alphaStreamStep(s, { type: 'text_delta', index: 0, text: 'a' });
+    const [finish] = payloads(alphaStreamStep(s, { type: 'stop', stopReason: 'end_turn' })) as {
+      choices: { finish_reason: string }[];
+    }[];
+    assert.equal(finish.choices[0].finish_reason, 'stop');
+    assert.equal(s.finished, true);
+    assert.deepEqual(alphaStreamStep(s, { type: 'text_delta', index: 0, text: 'late' }), []);
+    assert.deepEqual(alphaStreamStep(s, { type: 'stop', stopReason: 'max_tokens' }), []);
+    assert.deepEqual(payloads(alphaStreamEnd(s)), ['[DONE]']);
+    assert.equal(s.closed, true);
+    assert.deepEqual(alphaStreamEnd(s), []);
+  });
+
+  it('merges usage from the start and later usage events into the trailing usage chunk', () => {
+    const s = newAlphaStreamState({ ...opts, includeUsage: true });
+    alphaStreamStep(s, { type: 'start', id: 'u', model: 'u', usage: { input: 10, output: 1 } });
+    alphaStreamStep(s, { type: 'usage', usage: { output: 4 } });
+    assert.deepEqual(s.usage, { input: 10, output: 4 });
+    const end = payloads(alphaStreamEnd(s)) as { choices: unknown[]; usage: unknown }[];
+    assert.equal(end.length, 3, 'finish, usage, [DONE]');
+    assert.deepEqual(end[1].choices, []);
+    assert.deepEqual(end[1].usage, { prompt_tokens: 10, completion_tokens: 4, total_tokens: 14 });
+  });
+
+  it('an error that comes first is the only record: no role chunk, nothing after it', () => {
+    const s = newAlphaStreamState(opts);
+    const out = alphaStreamStep(s, {
+      type: 'error',
+      error: { status: 500, kind: 'server', message: 'boom', retryable: true },
+    });
+    assert.equal(out.length, 1);
+    assert.equal(s.started, false);
+    assert.equal(s.closed, true);
+    assert.deepEqual(alphaStreamStep(s, { type: 'text_delta', index: 0, text: 'x' }), []);
+    assert.deepEqual(alphaStreamEnd(s), []);
   });
 });
 

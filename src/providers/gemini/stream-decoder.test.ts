@@ -1,12 +1,8 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import type { StreamEvent } from '../../ir/types.ts';
-import { fromGeminiResponse } from './decode-response.ts';
+import { fixtureLines } from '../shared/fixtures.ts';
 import { newGeminiStreamDecoder } from './stream-decoder.ts';
-
-const fixture = (name: string) => readFileSync(new URL(`./__fixtures__/${name}`, import.meta.url), 'utf8');
-const json = (name: string): unknown => JSON.parse(fixture(name));
 
 function ids() {
   let n = 0;
@@ -16,57 +12,10 @@ function ids() {
 function replay(name: string, model = 'gemini-x'): StreamEvent[] {
   const decoder = newGeminiStreamDecoder(model, ids());
   const out: StreamEvent[] = [];
-  for (const line of fixture(name).split('\n')) if (line.trim()) out.push(...decoder.push({ data: line }));
+  for (const line of fixtureLines('gemini', name)) out.push(...decoder.push({ data: line }));
   out.push(...decoder.end());
   return out;
 }
-
-describe('fromGeminiResponse', () => {
-  it('maps thoughts, merged text, finish and usage (cached tokens out of input)', () => {
-    assert.deepEqual(fromGeminiResponse(json('text-with-thoughts.json'), 'gemini-2.5-flash', ids()), {
-      id: 'resp-abc123',
-      model: 'gemini-2.5-flash',
-      content: [
-        { type: 'thinking', thinking: 'Considering the greeting.' },
-        { type: 'text', text: 'Hello, world!' },
-      ],
-      stopReason: 'end_turn',
-      rawStopReason: 'STOP',
-      stopSequence: null,
-      usage: { input: 4, output: 34, cacheRead: 8 },
-    });
-  });
-
-  it('turns STOP with function calls into tool_use, keeping the call signature before its call', () => {
-    const res = fromGeminiResponse(json('function-call.json'), 'gemini-2.5-pro', ids());
-    assert.equal(res.stopReason, 'tool_use');
-    assert.equal(res.rawStopReason, 'STOP');
-    assert.match(res.id, /^gen_/);
-    assert.deepEqual(res.content, [
-      { type: 'text', text: 'Let me check.' },
-      { type: 'thinking', thinking: '', signature: 'c2lnLTE=' },
-      { type: 'tool_use', id: 'call_test1', name: 'get_weather', input: { city: 'Paris' } },
-      { type: 'tool_use', id: 'call_test2', name: 'get_time', input: {} },
-    ]);
-    assert.deepEqual(res.usage, { input: 40, output: 18 });
-  });
-
-  it('reports a blocked prompt as content_filter with no content', () => {
-    const res = fromGeminiResponse(json('prompt-blocked.json'), 'gemini-2.5-flash');
-    assert.deepEqual([res.content, res.stopReason, res.rawStopReason], [[], 'content_filter', 'SAFETY']);
-  });
-
-  it('maps MAX_TOKENS', () => {
-    const res = fromGeminiResponse(json('max-tokens.json'), 'gemini-2.0-flash');
-    assert.equal(res.stopReason, 'max_tokens');
-  });
-
-  it('generates call ids in the call_<24 chars> form when none are given', () => {
-    const res = fromGeminiResponse(json('function-call.json'), 'gemini-2.5-pro');
-    const tool = res.content.find((b) => b.type === 'tool_use');
-    assert.match(tool?.type === 'tool_use' ? tool.id : '', /^call_[A-Za-z0-9]{24}$/);
-  });
-});
 
 describe('Gemini stream decoder', () => {
   it('replays a text stream with thoughts', () => {

@@ -1,20 +1,15 @@
-// Bedrock InvokeModel with an Anthropic body: the model moves into the path, streaming is chosen by
-// the endpoint, the API version and betas move into the body (wire-formats.md 6.6).
+// Bedrock InvokeModel with an Anthropic body (how Claude is served on Bedrock): the model moves into
+// the path, streaming is chosen by the endpoint, the API version and betas move into the body
+// (wire-formats.md 6.6). The body itself is the Anthropic encoder's (../anthropic/encode-request.ts).
 import type { JsonObject } from '../../ir/types.ts';
 import { isRecord, tryParseJson } from '../../util/json.ts';
-import { bedrockBaseUrl, signAws } from '../bedrock/sigv4.ts';
 import type { Credential, HttpRequestSpec } from '../types.ts';
+import { bedrockBaseUrl, signAws } from './sigv4.ts';
 
 export const BEDROCK_ANTHROPIC_VERSION = 'bedrock-2023-05-31';
 
 /** Header names the Bedrock body absorbs instead of sending them. */
 const ABSORBED = new Set(['anthropic-version', 'anthropic-beta']);
-
-export function lowerKeys(headers: Record<string, string> | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers ?? {})) out[k.toLowerCase()] = v;
-  return out;
-}
 
 export function toBedrockBody(body: JsonObject, headers: Record<string, string>): JsonObject {
   const { model: _model, stream: _stream, ...rest } = body;

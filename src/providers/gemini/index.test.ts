@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { fixtureJson } from '../shared/fixtures.ts';
 import type { Target } from '../types.ts';
 import { geminiAdapter } from './index.ts';
 
@@ -63,7 +63,7 @@ describe('geminiAdapter embeddings', () => {
   });
 
   it('decodes vectors in order', () => {
-    const body = JSON.parse(readFileSync(new URL('./__fixtures__/batch-embed.json', import.meta.url), 'utf8'));
+    const body = fixtureJson('gemini', 'batch-embed.json');
     const res = geminiAdapter.decodeEmbeddingResponses(
       [body],
       { model: 'gemini-embedding-001', input: ['abcd', 'efgh1'] },

@@ -45,7 +45,7 @@ describe('toGeminiBody', () => {
           { role: 'user', content: [{ type: 'text', text: 'and?' }] },
         ],
       }),
-    );
+    ).body;
     assert.deepEqual(body, {
       contents: [
         {
@@ -89,7 +89,7 @@ describe('toGeminiBody', () => {
           { role: 'user', content: [{ type: 'tool_result', toolUseId: 'c', content: [], isError: true }] },
         ],
       }),
-    );
+    ).body;
     assert.deepEqual(body.contents, [
       { role: 'user', parts: [{ text: 'hi' }] },
       {
@@ -134,7 +134,7 @@ describe('toGeminiBody', () => {
           responseFormat: { type: 'json_object' },
         },
       }),
-    );
+    ).body;
     assert.deepEqual(body.tools, [
       {
         functionDeclarations: [
@@ -173,7 +173,7 @@ describe('toGeminiBody', () => {
       ['any', 'ANY'],
       ['none', 'NONE'],
     ] as const) {
-      const body = toGeminiBody(base({ tools, toolChoice: { type } }));
+      const body = toGeminiBody(base({ tools, toolChoice: { type } })).body;
       assert.deepEqual(body.toolConfig, { functionCallingConfig: { mode } });
     }
   });
@@ -189,7 +189,7 @@ describe('toGeminiBody', () => {
           },
         },
       }),
-    );
+    ).body;
     assert.deepEqual(body.generationConfig, {
       responseMimeType: 'application/json',
       responseSchema: { type: 'OBJECT', properties: { n: { type: 'INTEGER' } }, required: ['n'] },
@@ -239,5 +239,46 @@ describe('toGeminiSchema', () => {
       properties: { node: { $ref: '#' } },
     });
     assert.equal(schema.type, 'OBJECT');
+  });
+});
+
+describe('toGeminiBody warnings', () => {
+  it('carries penalties and seed, says logit_bias, notes parallel_tool_calls, clamps nothing up to 2', () => {
+    const { body, warnings } = toGeminiBody(
+      base({
+        params: {
+          presencePenalty: 0.5,
+          frequencyPenalty: 0.2,
+          seed: 3,
+          logitBias: { '1': 5 },
+          parallelToolCalls: false,
+          temperature: 2,
+          user: 'u-1',
+        },
+      }),
+    );
+    assert.deepEqual(body.generationConfig, { temperature: 2, seed: 3, presencePenalty: 0.5, frequencyPenalty: 0.2 });
+    assert.deepEqual(warnings, [{ code: 'dropped:logit_bias' }, { code: 'dropped:parallel_tool_calls', silent: true }]);
+  });
+
+  it('says an image dropped from a tool result', () => {
+    const { warnings } = toGeminiBody(
+      base({
+        messages: [
+          { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'shot', input: {} }] },
+          {
+            role: 'user',
+            content: [
+              {
+                type: 'tool_result',
+                toolUseId: 't1',
+                content: [{ type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'AAAA' } }],
+              },
+            ],
+          },
+        ],
+      }),
+    );
+    assert.deepEqual(warnings, [{ code: 'dropped:tool_result_image' }]);
   });
 });

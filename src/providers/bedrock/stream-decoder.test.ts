@@ -1,21 +1,20 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
 import type { StreamEvent } from '../../ir/types.ts';
-import { fromConverseResponse } from './decode-response.ts';
+import { newAnthropicStreamDecoder } from '../anthropic/stream-decoder.ts';
+import { assertStreamInvariants, fixtureLines, replay as replayRecords } from '../shared/fixtures.ts';
+import type { UpstreamEvent } from '../types.ts';
 import { EventStreamDecoder } from './eventstream.ts';
-import { newConverseStreamDecoder } from './stream-decoder.ts';
+import { newConverseStreamDecoder, newInvokeAnthropicStreamDecoder } from './stream-decoder.ts';
 
-const fixture = (name: string) => readFileSync(new URL(`./__fixtures__/${name}`, import.meta.url), 'utf8');
 const codec = new EventStreamCodec(toUtf8, fromUtf8);
 
 /** Encodes a `.chunks.txt` fixture (`eventType json`, `!exceptionType json`) as real eventstream bytes. */
 function framesOf(name: string): Uint8Array {
   const parts: number[] = [];
-  for (const line of fixture(name).split('\n')) {
-    if (!line.trim()) continue;
+  for (const line of fixtureLines('bedrock', name)) {
     const space = line.indexOf(' ');
     const type = line.slice(0, space);
     const exception = type.startsWith('!');
@@ -47,44 +46,6 @@ function replay(name: string): StreamEvent[] {
   }
   return out;
 }
-
-describe('fromConverseResponse', () => {
-  it('maps reasoning with signature, text, stop and cache usage', () => {
-    const res = fromConverseResponse(JSON.parse(fixture('converse-text.json')), 'amazon.nova-pro-v1:0');
-    assert.match(res.id, /^msg_bdrk_/);
-    assert.deepEqual(
-      { ...res, id: 'ID' },
-      {
-        id: 'ID',
-        model: 'amazon.nova-pro-v1:0',
-        content: [
-          { type: 'thinking', thinking: 'User greets me.', signature: 'sig-xyz' },
-          { type: 'text', text: 'Hello there!' },
-        ],
-        stopReason: 'end_turn',
-        rawStopReason: 'end_turn',
-        stopSequence: null,
-        usage: { input: 11, output: 7, cacheRead: 20 },
-      },
-    );
-  });
-
-  it('maps tool use, redacted reasoning and cache writes', () => {
-    const res = fromConverseResponse(JSON.parse(fixture('converse-tool.json')), 'm');
-    assert.deepEqual(res.content, [
-      { type: 'text', text: 'Looking it up.' },
-      { type: 'tool_use', id: 'tooluse_aBc123', name: 'get_weather', input: { city: 'Paris' } },
-      { type: 'redacted_thinking', data: 'cmVkYWN0ZWQ=' },
-    ]);
-    assert.equal(res.stopReason, 'tool_use');
-    assert.deepEqual(res.usage, { input: 50, output: 21, cacheWrite: 30 });
-  });
-
-  it('maps guardrail interventions to content_filter', () => {
-    const res = fromConverseResponse(JSON.parse(fixture('converse-guardrail.json')), 'm');
-    assert.deepEqual([res.stopReason, res.rawStopReason], ['content_filter', 'guardrail_intervened']);
-  });
-});
 
 describe('ConverseStream decoder', () => {
   it('replays reasoning + text, holding the stop until usage arrives', () => {
@@ -154,5 +115,44 @@ describe('ConverseStream decoder', () => {
       ['start', 'block_start', 'text_delta', 'block_stop', 'stop'],
     );
     assert.deepEqual(decoder.end(), []);
+  });
+});
+
+/** Anthropic's recorded SSE events (`event: <name>|<data JSON>` a line) ... */
+function anthropicSse(name: string): UpstreamEvent[] {
+  return fixtureLines('anthropic', name).map((line) => {
+    const bar = line.indexOf('|');
+    return { event: line.slice('event: '.length, bar), data: line.slice(bar + 1) };
+  });
+}
+
+/** ... as InvokeModel streams them: `chunk` frames with the event JSON base64-encoded. */
+function invokeFrames(events: UpstreamEvent[]): UpstreamEvent[] {
+  return events.map((e) => ({
+    event: 'chunk',
+    messageType: 'event',
+    data: JSON.stringify({ bytes: Buffer.from(e.data).toString('base64') }),
+  }));
+}
+
+describe('InvokeModel stream of Claude', () => {
+  it('decodes its frames to the events the Anthropic decoder makes of the same stream', () => {
+    const events = anthropicSse('stream-thinking-tools.chunks.txt');
+    const viaBedrock = replayRecords(newInvokeAnthropicStreamDecoder(), invokeFrames(events));
+    assert.ok(viaBedrock.some((e) => e.type === 'tool_args_delta'));
+    assert.deepEqual(viaBedrock, replayRecords(newAnthropicStreamDecoder(), events));
+  });
+
+  it('turns an exception frame into an error event', () => {
+    const frames = invokeFrames(anthropicSse('stream-overloaded.chunks.txt').slice(0, 2));
+    frames.push({ event: 'throttlingException', messageType: 'exception', data: '{"message":"Too many requests"}' });
+    const events = replayRecords(newInvokeAnthropicStreamDecoder(), frames);
+    assertStreamInvariants(events);
+    const last = events[events.length - 1];
+    assert.equal(last.type, 'error');
+    if (last.type !== 'error') return;
+    assert.equal(last.error.status, 429);
+    assert.equal(last.error.kind, 'rate_limit');
+    assert.equal(last.error.message, 'Too many requests');
   });
 });

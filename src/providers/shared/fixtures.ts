@@ -1,19 +1,23 @@
-// Fixture helpers for the colocated adapter tests (not imported by product code).
+// The one loader of the vendor folders' recorded fixtures (`<folder>/__fixtures__/`), and the checks
+// every stream decoder test shares. Tests only; product code never reads fixtures.
 import { readFileSync } from 'node:fs';
 import type { StreamEvent } from '../../ir/types.ts';
 import type { StreamDecoder, UpstreamEvent } from '../types.ts';
 
-export function fixtureText(dir: string, name: string): string {
-  return readFileSync(new URL(`./__fixtures__/${name}`, `file://${dir}/`), 'utf8');
+/** The vendor folders under src/providers that hold recorded fixtures. */
+export type VendorFolder = 'anthropic' | 'bedrock' | 'gemini' | 'openai-compatible';
+
+export function fixtureText(folder: VendorFolder, name: string): string {
+  return readFileSync(new URL(`../${folder}/__fixtures__/${name}`, import.meta.url), 'utf8');
 }
 
-export function fixtureJson(dir: string, name: string): unknown {
-  return JSON.parse(fixtureText(dir, name));
+export function fixtureJson(folder: VendorFolder, name: string): unknown {
+  return JSON.parse(fixtureText(folder, name));
 }
 
-/** `*.chunks.txt`: one recorded stream record per line. */
-export function fixtureLines(dir: string, name: string): string[] {
-  return fixtureText(dir, name)
+/** `*.chunks.txt`: one recorded stream record per line (each folder's line format is its own). */
+export function fixtureLines(folder: VendorFolder, name: string): string[] {
+  return fixtureText(folder, name)
     .split('\n')
     .filter((l) => l.trim() !== '');
 }

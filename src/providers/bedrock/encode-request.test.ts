@@ -40,7 +40,7 @@ describe('toConverseBody', () => {
         ],
         params: { maxTokens: 200, temperature: 0.3, topP: 0.8, topK: 5, stop: ['###'], seed: 1, user: 'u' },
       }),
-    );
+    ).body;
     assert.deepEqual(body, {
       messages: [
         {
@@ -77,7 +77,7 @@ describe('toConverseBody', () => {
       },
     ];
     const tools = [{ name: 'get_weather', description: 'Weather', inputSchema: { type: 'object', properties: {} } }];
-    const nova = toConverseBody(base({ messages, tools, toolChoice: { type: 'tool', name: 'get_weather' } }));
+    const nova = toConverseBody(base({ messages, tools, toolChoice: { type: 'tool', name: 'get_weather' } })).body;
     assert.deepEqual(nova.messages, [
       { role: 'user', content: [{ text: 'Weather in Paris?' }] },
       {
@@ -101,12 +101,12 @@ describe('toConverseBody', () => {
       ],
       toolChoice: { tool: { name: 'get_weather' } },
     });
-    const claude = toConverseBody(base({ model: 'us.anthropic.claude-sonnet-4-20250514-v1:0', messages, tools }));
+    const claude = toConverseBody(base({ model: 'us.anthropic.claude-sonnet-4-20250514-v1:0', messages, tools })).body;
     const turn = (claude.messages as Array<{ content: Array<Record<string, unknown>> }>)[2];
     assert.deepEqual(turn.content[0], {
       toolResult: { toolUseId: 'tooluse_1', content: [{ text: '18C' }], status: 'success' },
     });
-    assert.deepEqual(toConverseBody(base({ tools, toolChoice: { type: 'any' } })).toolConfig, {
+    assert.deepEqual(toConverseBody(base({ tools, toolChoice: { type: 'any' } })).body.toolConfig, {
       tools: [
         {
           toolSpec: {
@@ -118,7 +118,7 @@ describe('toConverseBody', () => {
       ],
       toolChoice: { any: {} },
     });
-    assert.equal(toConverseBody(base({ tools, toolChoice: { type: 'none' } })).toolConfig, undefined);
+    assert.equal(toConverseBody(base({ tools, toolChoice: { type: 'none' } })).body.toolConfig, undefined);
   });
 
   it('synthesizes a toolConfig from history when the request offers no tools', () => {
@@ -130,7 +130,7 @@ describe('toConverseBody', () => {
           { role: 'user', content: [{ type: 'tool_result', toolUseId: 't1', content: [] }] },
         ],
       }),
-    );
+    ).body;
     assert.deepEqual(body.toolConfig, {
       tools: [{ toolSpec: { name: 'lookup', inputSchema: { json: { type: 'object', properties: {} } } } }],
     });
@@ -149,7 +149,7 @@ describe('toConverseBody', () => {
           },
         },
       }),
-    );
+    ).body;
     const system = body.system as Array<{ text: string }>;
     assert.equal(system.length, 1);
     assert.match(system[0].text, /single valid JSON object/);
@@ -164,15 +164,65 @@ describe('toConverseBody', () => {
         toolChoice: { type: 'any' },
         params: { temperature: 1, topK: 3, thinking: { type: 'enabled', budgetTokens: 2048 } },
       }),
-    );
+    ).body;
     assert.deepEqual(body.inferenceConfig, { maxTokens: 2048 + 4096 });
     assert.deepEqual(body.additionalModelRequestFields, { thinking: { type: 'enabled', budget_tokens: 2048 } });
     assert.deepEqual(body.toolConfig, {
       tools: [{ toolSpec: { name: 't', inputSchema: { json: { type: 'object' } } } }],
     });
-    const plain = toConverseBody(base({ model: 'anthropic.claude-3-haiku-20240307-v1:0', params: { topK: 3 } }));
+    const plain = toConverseBody(base({ model: 'anthropic.claude-3-haiku-20240307-v1:0', params: { topK: 3 } })).body;
     assert.deepEqual(plain.additionalModelRequestFields, { top_k: 3 });
-    const nova = toConverseBody(base({ params: { thinking: { type: 'enabled', budgetTokens: 100 }, topK: 3 } }));
+    const nova = toConverseBody(base({ params: { thinking: { type: 'enabled', budgetTokens: 100 }, topK: 3 } })).body;
     assert.equal(nova.additionalModelRequestFields, undefined);
+  });
+});
+
+describe('toConverseBody warnings', () => {
+  it('says the parameters Converse lacks, notes seed and parallel_tool_calls, clamps temperature to 1', () => {
+    const { body, warnings } = toConverseBody(
+      base({
+        params: {
+          presencePenalty: 1,
+          logitBias: { '1': 1 },
+          seed: 4,
+          parallelToolCalls: true,
+          topK: 20,
+          temperature: 1.5,
+          thinking: { type: 'enabled', budgetTokens: 1024 },
+        },
+      }),
+    );
+    assert.deepEqual(body.inferenceConfig, { temperature: 1 });
+    assert.equal(body.additionalModelRequestFields, undefined);
+    assert.deepEqual(warnings, [
+      { code: 'dropped:seed', silent: true },
+      { code: 'dropped:presence_penalty' },
+      { code: 'dropped:logit_bias' },
+      { code: 'dropped:parallel_tool_calls', silent: true },
+      { code: 'dropped:thinking', silent: true },
+      { code: 'clamped:temperature' },
+      { code: 'dropped:top_k' },
+    ]);
+  });
+
+  it('says each kind of dropped image once', () => {
+    const url = { type: 'image' as const, source: { kind: 'url' as const, url: 'https://x/y.png' } };
+    const { warnings } = toConverseBody(
+      base({
+        messages: [
+          { role: 'user', content: [url, url, { type: 'text', text: 'look' }] },
+          { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'shot', input: {} }] },
+          {
+            role: 'user',
+            content: [{ type: 'tool_result', toolUseId: 't1', content: [{ type: 'text', text: 'x' }, url] }],
+          },
+        ],
+      }),
+    );
+    assert.deepEqual(warnings, [{ code: 'dropped:tool_result_image' }, { code: 'dropped:image_url' }]);
+  });
+
+  it('says nothing for a plain call', () => {
+    assert.deepEqual(toConverseBody(base({ params: { maxTokens: 5, temperature: 0.3, stop: ['x'] } })).warnings, []);
   });
 });

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import type { ChatRequest } from '../../ir/types.ts';
+import { fixtureJson } from '../shared/fixtures.ts';
 import type { Target } from '../types.ts';
-import { bedrockConverseAdapter, bedrockEmbeddingAdapter } from './index.ts';
+import { bedrockAnthropicAdapter, bedrockConverseAdapter, bedrockEmbeddingAdapter } from './index.ts';
 
 const { embeddingRequests, decodeEmbeddingResponses } = bedrockEmbeddingAdapter;
 
-const fixture = (name: string): unknown =>
-  JSON.parse(readFileSync(new URL(`./__fixtures__/${name}`, import.meta.url), 'utf8'));
+const fixture = (name: string): unknown => fixtureJson('bedrock', name);
 
 const target = (model: string, baseUrl: string | null = 'http://127.0.0.1:9/bedrock'): Target => ({
   vendor: 'bedrock',
@@ -174,5 +174,81 @@ describe('bedrock embeddings', () => {
 
   it('rejects models that are not embedding models it knows', async () => {
     await assert.rejects(embeddingRequests({ model: 'm', input: ['a'] }, target('amazon.nova-pro-v1:0')));
+  });
+});
+
+describe('bedrockAnthropicAdapter (InvokeModel with Anthropic bodies)', () => {
+  const req: ChatRequest = {
+    model: 'ignored',
+    system: [],
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+    tools: [],
+    params: { maxTokens: 10 },
+    stream: false,
+  };
+
+  it('invoke URL with encoded model id, body without model/stream, version and betas in body, signed', async () => {
+    const target: Target = {
+      vendor: 'bedrock',
+      model: 'us.anthropic.claude-3-5-haiku-20241022-v1:0',
+      credential: { apiKey: 'AKIDEXAMPLE::secret::eu-west-1' },
+      headers: { 'anthropic-beta': 'a-1, b-2', 'anthropic-version': '2023-06-01' },
+    };
+    const spec = await bedrockAnthropicAdapter.chatRequest({ ...req, stream: true }, target);
+    assert.equal(
+      spec.url,
+      'https://bedrock-runtime.eu-west-1.amazonaws.com/model/us.anthropic.claude-3-5-haiku-20241022-v1%3A0/invoke-with-response-stream',
+    );
+    const body = JSON.parse(String(spec.body));
+    assert.equal(body.model, undefined);
+    assert.equal(body.stream, undefined);
+    assert.equal(body.anthropic_version, 'bedrock-2023-05-31');
+    assert.deepEqual(body.anthropic_beta, ['a-1', 'b-2']);
+    assert.equal(body.max_tokens, 10);
+    assert.match(
+      spec.headers.authorization ?? '',
+      /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/bedrock\//,
+    );
+    assert.equal(spec.headers['anthropic-beta'], undefined);
+    assert.equal(spec.headers['anthropic-version'], undefined);
+  });
+
+  it('raw pass-through: same body edits on the JSON text; bearer keys', async () => {
+    const target: Target = {
+      vendor: 'bedrock',
+      model: 'anthropic.claude-sonnet-4-20250514-v1:0',
+      credential: { apiKey: 'bedrock-api-key', baseUrl: 'http://127.0.0.1:1/bedrock' },
+    };
+    const raw = JSON.stringify({ model: 'x', stream: false, max_tokens: 5, messages: [], custom_field: { a: 1 } });
+    const spec = await bedrockAnthropicAdapter.rawChatRequest(raw, target, false);
+    assert.equal(spec.url, 'http://127.0.0.1:1/bedrock/model/anthropic.claude-sonnet-4-20250514-v1%3A0/invoke');
+    assert.deepEqual(JSON.parse(String(spec.body)), {
+      max_tokens: 5,
+      messages: [],
+      custom_field: { a: 1 },
+      anthropic_version: 'bedrock-2023-05-31',
+    });
+    assert.equal(spec.headers.authorization, 'Bearer bedrock-api-key');
+  });
+
+  it('reads an AWS-shaped error with x-amzn-ErrorType', () => {
+    const aws = bedrockAnthropicAdapter.decodeError(429, '{"message":"Too many tokens"}', {
+      'x-amzn-errortype': 'ThrottlingException:http://internal.amazon.com/coral/com.amazon.bedrock/',
+    });
+    assert.equal(aws.kind, 'rate_limit');
+    assert.equal(aws.code, 'ThrottlingException');
+    assert.equal(aws.message, 'Too many tokens');
+    assert.equal(aws.retryable, true);
+    const denied = bedrockAnthropicAdapter.decodeError(403, '{"Message":"no access"}', {
+      'X-Amzn-ErrorType': 'AccessDeniedException',
+    });
+    assert.equal(denied.kind, 'permission');
+    assert.equal(denied.message, 'no access');
+  });
+
+  it('reads an Anthropic-shaped refusal as Anthropic would', () => {
+    const body = '{"type":"error","error":{"type":"invalid_request_error","message":"bad field"}}';
+    const info = bedrockAnthropicAdapter.decodeError(400, body, {});
+    assert.deepEqual([info.kind, info.code, info.message], ['invalid_request', 'invalid_request_error', 'bad field']);
   });
 });
