@@ -1,6 +1,8 @@
-// The per-call cost of API key controls (issue 33: at most ~2 us): the expiry / grace check and the
-// last-used mark at authentication, plus the allow-list match where routing starts. Times the same
-// loop for a key with controls and one without, and prints the difference per call.
+// The per-call cost of API key controls (issue 33: at most ~2 us): the role check (may this key
+// call models on a proxy path), the expiry / grace check and the last-used mark at authentication,
+// plus the allow-list match where routing starts. Times the same loop for a key with a role and
+// controls and for a key as it was before issue 33 (no role, no controls), and prints the
+// difference per call.
 //
 //   node --import tsx bench/key-check.ts [--calls 2000000]
 import { parseArgs } from 'node:util';
@@ -26,7 +28,10 @@ const mirror = new PrincipalMirror(
   3_600_000,
 );
 
+// Before roles: no role, no controls. Every case below carries a role that may call models, so the
+// role check runs its whole course (role present, path looked at) on every call.
 const base: Principal = { orgId: 'org_1', projectId: null, keyId: 'key_plain', rateLimits: null };
+const PROXY_PATH = '/v1/chat/completions';
 const expiresAtMs = Date.now() + 86_400_000;
 const many = [...Array.from({ length: 49 }, (_, i) => `vendor${i}-model-*`), 'gpt-4o*'];
 
@@ -38,18 +43,35 @@ interface Case {
 
 const cases: Case[] = [
   {
+    name: 'role inference only (no allowed_models, no expiry)',
+    principal: { ...base, keyId: 'key_role', role: 'inference' },
+    model: 'openai/gpt-4o-mini',
+  },
+  {
     name: "allowed_models ['gpt-4o*'] + expires_at, allowed",
-    principal: { ...base, keyId: 'key_one', modelAllow: compileModelPatterns(['gpt-4o*']), expiresAtMs },
+    principal: {
+      ...base,
+      keyId: 'key_one',
+      role: 'developer',
+      modelAllow: compileModelPatterns(['gpt-4o*']),
+      expiresAtMs,
+    },
     model: 'openai/gpt-4o-mini',
   },
   {
     name: '50 patterns (match on the last) + expires_at, allowed',
-    principal: { ...base, keyId: 'key_many', modelAllow: compileModelPatterns(many), expiresAtMs },
+    principal: { ...base, keyId: 'key_many', role: 'inference', modelAllow: compileModelPatterns(many), expiresAtMs },
     model: 'openai/gpt-4o-mini',
   },
   {
     name: "allowed_models ['openai/*'], bare name (canonical fallback)",
-    principal: { ...base, keyId: 'key_vendor', modelAllow: compileModelPatterns(['openai/*']), expiresAtMs },
+    principal: {
+      ...base,
+      keyId: 'key_vendor',
+      role: 'admin',
+      modelAllow: compileModelPatterns(['openai/*']),
+      expiresAtMs,
+    },
     model: 'gpt-4o-mini',
   },
 ];
@@ -60,7 +82,7 @@ function loop(p: Principal, model: string, ref: ModelRef, n: number): number {
   const t0 = process.hrtime.bigint();
   for (let i = 0; i < n; i++) {
     const now = Date.now();
-    if (keyRefusal(p, now) !== undefined) sink++;
+    if (keyRefusal(p, now, PROXY_PATH) !== undefined) sink++;
     mirror.noteUse(p, now);
     const allow = p.modelAllow;
     if (allow != null && !keyAllows(allow, model, ref)) sink++;

@@ -1,8 +1,10 @@
 // Builds the gateway: services (stores, caches, log writer), the fastify instance with request ids,
 // JSON parsing, validation, auth and error shapes, then the management API, OpenAPI, MCP and the
 // proxy families.
+
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { DestinationStream } from 'pino';
+import { guardrailsFeature } from './guardrails/pipeline.ts';
 import './http/augment.ts';
 import { createBatches } from './batch-wiring.ts';
 import { type Config, loadConfig } from './config.ts';
@@ -16,12 +18,15 @@ import { registerJsonParser } from './http/json-body.ts';
 import { DEFAULT_LINGER_MS, registerLingeringClose } from './http/linger.ts';
 import { registerLogExport } from './http/logs-export.ts';
 import { registerMcpRoutes } from './http/mcp.ts';
+import { registerMcpGatewayRoutes } from './http/mcp-gateway.ts';
 import { registerMetricsRoute } from './http/metrics-route.ts';
 import { passthroughRoutes } from './http/passthrough-routes.ts';
 import { InFlight, proxyRoutes } from './http/proxy-routes.ts';
 import { registerRequestIds } from './http/request-id.ts';
 import { registerOperationRoutes } from './http/rest.ts';
 import { rootAlias, rootDocument } from './http/root-alias.ts';
+import { ssoRoutes } from './http/sso.ts';
+import { SessionGate } from './http/sso-session.ts';
 import { onClientError, onFrameworkError } from './http/transport-errors.ts';
 import { uiRoutes } from './http/ui-routes.ts';
 import { requestLogHook } from './logs/request-log-hook.ts';
@@ -33,6 +38,7 @@ import { GatewayMetrics, metricsHook } from './metrics/gateway-metrics.ts';
 import { healthHook } from './pipeline/health-hook.ts';
 import { POLL_JOB, Responses } from './responses/service.ts';
 import { createServices, type KeyVerifier } from './services.ts';
+import { startTelemetry } from './telemetry/index.ts';
 import { newId } from './util/ids.ts';
 
 export interface BuildOptions {
@@ -82,7 +88,9 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   registerJsonParser(app);
   registerValidators(app);
   registerErrorHandlers(app);
-  registerAuth(app, svc.principals);
+  // Dashboard sessions from single sign-on; API keys keep working beside them (break-glass).
+  const sessions = new SessionGate(svc.stores.users);
+  registerAuth(app, svc.principals, sessions);
 
   app.get('/healthz', async () => {
     const { counters, changes, workerId, limits } = svc.cluster;
@@ -114,10 +122,15 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
     openApi ??= import('./manage/openapi.ts').then((m) => m.openApiYaml(OPERATIONS, PROXY_PATHS));
     return reply.type('application/yaml; charset=utf-8').send(await openApi);
   });
+  app.get('/config.schema.json', async (_request, reply) => {
+    const { configJsonSchema } = await import('./config-file/schema.ts');
+    return reply.type('application/schema+json; charset=utf-8').send(configJsonSchema());
+  });
   registerOperationRoutes(app, OPERATIONS);
   registerLogExport(app);
   registerAuditExport(app);
   registerMcpRoutes(app, OPERATIONS);
+  registerMcpGatewayRoutes(app, svc.mcpGateway);
   const inFlight = new InFlight();
   app.decorate('inFlight', inFlight);
   const metrics = svc.metrics;
@@ -125,6 +138,20 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   // The pipeline's features, in the one order they run in (the contract is in pipeline/hooks.ts):
   // before-hooks top to bottom, afterResponse hooks bottom to top. On the services, so management
   // calls that run the pipeline (log replay) share them.
+  // Tracing first: its spans open before any other feature runs and close after all of them noted
+  // what they decided. With no OTLP endpoint there is no hook at all, and no SDK loaded.
+  const spansDropped = config.telemetry
+    ? metrics.counter<'reason'>({
+        name: 'switchyard_otel_spans_dropped_total',
+        help: 'Spans that never reached the OTLP collector, by reason (queue_full, export_failed)',
+        labelNames: ['reason'],
+      })
+    : undefined;
+  const telemetry = await startTelemetry(config.telemetry, {
+    onDropped: (count, reason) => spansDropped?.inc({ reason }, count),
+    onError: (err) => svc.logger.error({ err }, 'a trace span could not be finished'),
+  });
+  if (telemetry) svc.hooks.use(telemetry.feature);
   svc.hooks
     .use({ afterResponse: metricsHook(new GatewayMetrics(metrics, live)) })
     .use({
@@ -132,11 +159,13 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
         svc.logs,
         (projectId) => (projectId ? (svc.projects.cached(projectId)?.settings.log_bodies ?? true) : true),
         config.logBodyMaxBytes,
+        (keyId) => svc.principals.keyMetadata(keyId),
       ),
     })
     .use({ afterResponse: healthHook(svc.routing.health, svc.shareHealth) })
     .use(svc.limits.feature)
-    .use(svc.cache.feature);
+    .use(svc.cache.feature)
+    .use(guardrailsFeature(svc.guardrails));
   metrics.gauge<'budget_id'>({
     name: 'switchyard_budget_spend_usd',
     help: "Spend in each budget's current period, all members together",
@@ -171,6 +200,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   await app.register(filesRoutes(pipeline, inFlight));
   await app.register(batchRoutes(pipeline, createBatches(svc, pipeline)));
   await app.register(uiRoutes());
+  await app.register(ssoRoutes(svc, sessions));
   const responses = new Responses({
     pipeline,
     store: svc.stores.responses,
@@ -187,6 +217,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   app.addHook('onClose', async () => {
     responses.close();
     await svc.close();
+    await telemetry?.shutdown();
   });
   return app;
 }

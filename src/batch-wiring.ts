@@ -9,6 +9,7 @@ import type { PipelineDeps } from './pipeline/deps.ts';
 import { runAfterResponse } from './pipeline/hooks.ts';
 import { filesApi } from './providers/registry.ts';
 import type { FileRecord } from './store/files.ts';
+import { compileModelPatterns } from './util/model-patterns.ts';
 
 /** Tries per batch item whose answer is worth retrying (429, 5xx), and the pause before each. */
 const ITEM_ATTEMPTS = 3;
@@ -38,7 +39,15 @@ export function createBatches(svc: Services, pipeline: PipelineDeps): Batches {
     async principalOf(orgId, keyId) {
       const key = await svc.stores.orgKeys.findAuthRow(orgId, keyId);
       if (key === undefined || key.revokedAt !== null) return undefined;
-      return { orgId: key.orgId, projectId: key.projectId, keyId: key.id, rateLimits: key.rateLimits };
+      // The key's allow-list and role hold for its batch's items as for its own calls.
+      return {
+        orgId: key.orgId,
+        projectId: key.projectId,
+        keyId: key.id,
+        role: key.role,
+        rateLimits: key.rateLimits,
+        modelAllow: key.allowedModels === null ? null : compileModelPatterns(key.allowedModels),
+      };
     },
     openFile: (file) => openFile(svc, pipeline, file),
     admitBatch: (p, items) => svc.limits.admitBatch(p, items),

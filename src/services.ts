@@ -6,11 +6,14 @@ import { createChangeBus, createCounters, createFeed } from './cluster/index.ts'
 import type { Config } from './config.ts';
 import { loadMasterKey } from './crypto/master-key.ts';
 import { SecretBox } from './crypto/secretbox.ts';
+import { GuardrailRuntime } from './guardrails/runtime.ts';
 import { runEvery } from './jobs/recurring.ts';
 import { JobRunner } from './jobs/runner.ts';
+import { rateLimitsOf } from './limits/checks.ts';
 import { Limits } from './limits/service.ts';
 import { BudgetMirror } from './live/budgets.ts';
 import { CredentialMirror } from './live/credentials.ts';
+import { ModelSettingsMirror } from './live/models.ts';
 import { PrincipalMirror } from './live/principals.ts';
 import { ProjectMirror } from './live/projects.ts';
 import { type ConfigCompiler, RoutingConfigMirror } from './live/routing-configs.ts';
@@ -20,6 +23,10 @@ import { WorkerLogWriter } from './logs/worker-writer.ts';
 import { LogWriter, type RequestLogSink } from './logs/writer.ts';
 import { liveStateOf } from './manage/live-state.ts';
 import type { ClusterStatus, KeyVerifier, Services } from './manage/services.ts';
+import { recordHealthChange } from './mcp-gateway/events.ts';
+import { McpGateway } from './mcp-gateway/gateway.ts';
+import { mcpGatewayMetrics } from './mcp-gateway/metrics.ts';
+import { GuardrailVerdictCounter } from './metrics/guardrails.ts';
 import { Metrics } from './metrics/registry.ts';
 import { type PipelineDeps, pipelineDeadlines } from './pipeline/deps.ts';
 import { applyHealthSample } from './pipeline/health-hook.ts';
@@ -34,6 +41,7 @@ import { openStore, type Stores } from './store/index.ts';
 import { createLogger } from './util/logger.ts';
 import { parseRetrySchedule } from './webhooks/retry-schedule.ts';
 import { Webhooks } from './webhooks/service.ts';
+import { sign } from './webhooks/signing.ts';
 
 export type { KeyVerifier, Services, VerifyResult } from './manage/services.ts';
 
@@ -99,7 +107,7 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
     workerId: config.workerId,
     limits: { withoutRedis: config.limitsWithoutRedis, admittedWithoutRedis: 0, refusedWithoutRedis: 0 },
   };
-  const changes = createChangeBus(config, logger, {
+  const changes = await createChangeBus(config, logger, {
     keyPrefix: config.redisPrefix,
     onStateChange: (s) => {
       cluster.changes = s;
@@ -121,9 +129,10 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
     const projects = new ProjectMirror(stores.projects, changes, logger, interval);
     const configs = new RoutingConfigMirror(stores.routingConfigs, changes, compileConfig, logger, interval);
     const budgets = new BudgetMirror(stores.budgets, changes, logger, interval);
-    const mirrors = [principals, credentials, projects, configs, budgets];
+    const models = new ModelSettingsMirror(stores.modelSettings, changes, logger, interval);
+    const mirrors = [principals, credentials, projects, configs, budgets, models];
     try {
-      await Promise.all([credentials.start(), projects.start(), configs.start(), budgets.start()]);
+      await Promise.all([credentials.start(), projects.start(), configs.start(), budgets.start(), models.start()]);
     } catch (err) {
       for (const m of mirrors) m.stop();
       throw err;
@@ -138,7 +147,7 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       writer,
       logger,
     );
-    const counters = createCounters(config, {
+    const counters = await createCounters(config, {
       logger,
       keyPrefix: config.redisPrefix,
       onStateChange: (s) => {
@@ -184,7 +193,7 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
     // Built before the features that run sub-calls through it; they are registered on `hooks` by buildApp.
     const hooks = new PipelineHooks();
     const pipeline: PipelineDeps = {
-      live: liveStateOf({ credentials, projects, routing: { configs, health } }),
+      live: liveStateOf({ credentials, projects, routing: { configs, health }, models }),
       deadlines: pipelineDeadlines(config.upstreamTimeoutMs, config.streamIdleTimeoutMs),
       hooks,
       onHookError: (err) => logger.error({ err }, 'an afterResponse hook failed'),
@@ -218,7 +227,7 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       concurrency: 16,
       reclaimLocalDeadHolders: handle.dialect === 'sqlite',
     });
-    const healthFeed = createFeed<HealthSample>(config, 'health', { keyPrefix: config.redisPrefix });
+    const healthFeed = await createFeed<HealthSample>(config, 'health', { keyPrefix: config.redisPrefix });
     healthFeed?.onItems((items) => {
       for (const sample of items) applyHealthSample(health, sample);
     });
@@ -234,6 +243,39 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       { denyPrivate: config.webhookDenyPrivate, retrySchedule: parseRetrySchedule(config.webhookRetrySchedule) },
     );
     await webhooks.start(jobs);
+    const verdicts = new GuardrailVerdictCounter(metrics);
+    const guardrails = new GuardrailRuntime({
+      db: handle.db,
+      store: stores.guardrails,
+      changes,
+      secrets,
+      logger,
+      refreshIntervalMs: interval,
+      denyPrivate: config.webhookDenyPrivate,
+      sign,
+      countVerdict: (policy, check, action) => verdicts.count(policy, check, action),
+    });
+    await guardrails.start();
+    const mcpCounts = mcpGatewayMetrics(metrics);
+    const mcpGateway = new McpGateway({
+      store: stores.mcpServers,
+      secrets,
+      logger,
+      log: (row) => logs.enqueue(row),
+      keepBodies: (projectId) => (projectId ? (projects.cached(projectId)?.settings.log_bodies ?? true) : true),
+      maxBodyChars: config.logBodyMaxBytes,
+      counters,
+      projectLimits: (projectId) => rateLimitsOf(projects.cached(projectId)?.settings.rate_limits),
+      count: mcpCounts.count,
+      // Each instance has its own connection; when several see the same transition, one tells.
+      healthChanged: (server, previous, next, reason) =>
+        void counters.claimOnce(`mcp-health:${server.id}:${next}`, 5000).then(
+          (first) => {
+            if (first) recordHealthChange(handle.db, logger, server, previous, next, reason);
+          },
+          (err: unknown) => logger.warn({ err }, 'could not claim an mcp health transition'),
+        ),
+    });
     // Sweeps are jobs with one run per period, so a cluster sweeps once, not once per instance.
     await runEvery(jobs, 'logs.retention', 24 * 60 * 60_000, async () => {
       await retention.sweep();
@@ -271,6 +313,7 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       principals,
       credentials,
       projects,
+      models,
       logs,
       retention,
       keyVerifier: opts.keyVerifier ?? defaultVerifier(config.webhookDenyPrivate),
@@ -284,6 +327,8 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       webhooks,
       limits,
       cache,
+      guardrails,
+      mcpGateway,
       fileBlobs: createFileBlobs(handle.db, handle.dialect, config.dataDir),
       close() {
         closed ??= (async () => {
@@ -291,6 +336,8 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
           // Handlers may still write (logs, stores): they finish or give their jobs back first.
           await Promise.all([jobs.stop(), batchJobs.stop()]);
           await webhooks.close();
+          await guardrails.close();
+          await mcpGateway.close();
           await cache.close();
           await retention.stop();
           await logs.close();

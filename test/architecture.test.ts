@@ -150,7 +150,7 @@ const KNOWN_PACKAGE_DEBTS: ReadonlyArray<{ readonly violation: RegExp; readonly 
   },
 ];
 
-test('packages stay behind their boundaries: undici, fastify, the SQL drivers, ioredis', (t) => {
+test('packages stay behind their boundaries: undici, fastify, the SQL drivers, ioredis, OpenTelemetry', (t) => {
   const violations = checkPackages(collectGraph(join(repo, 'src'), repo));
   for (const debt of KNOWN_PACKAGE_DEBTS) t.diagnostic(`known debt: ${debt.violation.source} (${debt.why})`);
   const unexpected = violations.filter((v) => !KNOWN_PACKAGE_DEBTS.some((d) => d.violation.test(v)));
@@ -202,6 +202,13 @@ test('fixture: ioredis outside cluster/redis/ is caught; node builtins are not p
   const graph = fixtureGraph('ioredis');
   assert.deepEqual(packageHits(checkPackages(graph)), ['src/cluster/local/bus.ts ioredis']);
   assert.deepEqual(graph.packages.map((p) => p.pkg).sort(), ['ioredis', 'ioredis']);
+});
+
+test('fixture: @opentelemetry/* outside telemetry/ is caught, dynamic imports too', () => {
+  assert.deepEqual(packageHits(checkPackages(fixtureGraph('opentelemetry'))), [
+    'src/metrics/export.ts @opentelemetry/sdk-metrics',
+    'src/pipeline/chat.ts @opentelemetry/api',
+  ]);
 });
 
 test('fixture: a vendor folder, providers/shared or the transport internals imported from outside are caught', () => {

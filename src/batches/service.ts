@@ -12,6 +12,7 @@ import { parseBetaInput } from './beta-input.ts';
 import type { BatchDeps } from './deps.ts';
 import { BATCH_JOB_ATTEMPTS, BatchExecutor, RUN_JOB, runJobs, shardsFor, VALIDATE_JOB } from './executor.ts';
 import { itemLines } from './jsonl.ts';
+import { refuseDisallowedFileModels, refuseDisallowedModels } from './model-allow.ts';
 import { alphaBatchObject, betaBatchObject, betaLine } from './objects.ts';
 import { PassThrough } from './passthrough.ts';
 
@@ -168,6 +169,7 @@ export class Batches {
       throw new GatewayError('not_found', { vars: { what: 'file', id: fileId }, param: 'input_file_id' });
     if (file.purpose !== 'batch')
       throw refuse(`file ${fileId} has purpose "${file.purpose}", not "batch"`, 'input_file_id');
+    await refuseDisallowedFileModels(p, this.#deps, file);
     const b = {
       ...this.#newBatch(p, 'alpha', Date.now()),
       endpoint,
@@ -200,6 +202,7 @@ export class Batches {
     version?: string,
   ): Promise<BatchRecord> {
     const input = parseBetaInput(body);
+    refuseDisallowedModels(p, input.models, (i) => `requests.${i}.params.model`);
     await this.#deps.admitBatch(
       p,
       input.estimates.map((e) => ({ ...e, principal: p })),

@@ -7,6 +7,7 @@ import { responseEvents } from '../ir/stream-replay.ts';
 import type { ChatResponse } from '../ir/types.ts';
 import type { ChatCall } from '../pipeline/call.ts';
 import { answerText } from '../pipeline/chat-attempt.ts';
+import { guardedReplay } from '../pipeline/guard.ts';
 
 /** The stored usage is what the original call paid for; a hit reports it (its cost is 0). */
 export function hitOutcome(call: ChatCall, res: ChatResponse): JsonOutcome | StreamOutcome {
@@ -38,8 +39,11 @@ export function hitOutcome(call: ChatCall, res: ChatResponse): JsonOutcome | Str
         const encoder = call.codec.streamEncoder(ids, call.includeUsage);
         // One write: the whole answer is known, and a cached stream's point is to arrive at once.
         let out = '';
-        for (const ev of responseEvents(res)) for (const rec of encoder.push(ev)) out += rec;
-        for (const rec of encoder.end()) out += rec;
+        // A guarded call's answer is restored and checked like a live one (the entry holds placeholders).
+        const step = await guardedReplay(call.guard, responseEvents(res));
+        for (const ev of step.events) for (const rec of encoder.push(ev)) out += rec;
+        if (step.blocked) out += call.codec.errorRecord(step.blocked);
+        else for (const rec of encoder.end()) out += rec;
         if (signal.aborted) {
           summary.aborted = true;
           return summary;

@@ -6,6 +6,7 @@ import { createChangeBus } from '../cluster/index.ts';
 import { loadConfig } from '../config.ts';
 import { displayPrefix, generateApiKey, hashApiKey } from '../crypto/api-keys.ts';
 import { recordCliAudit } from '../manage/audit.ts';
+import { isRole, ROLES } from '../ports/roles.ts';
 import { openStore, type Stores } from '../store/index.ts';
 import { newId } from '../util/ids.ts';
 import { createLogger } from '../util/logger.ts';
@@ -19,7 +20,7 @@ async function withStore(run: (stores: Stores, orgId: string) => Promise<number>
     return 1;
   }
   // Logs (none expected: nothing subscribes here) go to stderr, so stdout stays the command's output.
-  const changes = createChangeBus(config, createLogger(config.logLevel, process.stderr));
+  const changes = await createChangeBus(config, createLogger(config.logLevel, process.stderr));
   const handle = await openStore(config, { changes });
   try {
     const org = await handle.stores.orgKeys.firstOrg();
@@ -34,6 +35,7 @@ async function withStore(run: (stores: Stores, orgId: string) => Promise<number>
 export interface KeyCreateOptions {
   project?: string;
   name?: string;
+  role?: string;
   /** Comma-separated patterns. */
   allowedModels?: string;
   expiresAt?: string;
@@ -43,6 +45,7 @@ export interface KeyCreateOptions {
 
 /** The options as the store takes them, or the message to exit with (same bounds as the API). */
 function keyControls(opts: KeyCreateOptions) {
+  if (opts.role !== undefined && !isRole(opts.role)) return `--role takes one of ${ROLES.join(', ')}`;
   const allowedModels = opts.allowedModels
     ?.split(',')
     .map((p) => p.trim())
@@ -55,6 +58,7 @@ function keyControls(opts: KeyCreateOptions) {
   if (pairs.length > 16 || pairs.some(([k]) => k === '' || k.length > 64))
     return '--metadata takes at most 16 name=value pairs';
   return {
+    ...(opts.role !== undefined && isRole(opts.role) ? { role: opts.role } : {}),
     allowedModels: allowedModels ?? null,
     expiresAt: expiresMs === undefined ? null : new Date(expiresMs).toISOString(),
     metadata: pairs.length > 0 ? Object.fromEntries(pairs) : null,
@@ -96,12 +100,12 @@ export function keysCreate(opts: KeyCreateOptions): Promise<number> {
 export function keysList(): Promise<number> {
   return withStore(async (stores, orgId) => {
     let afterId: string | undefined;
-    process.stdout.write('id\tprefix\tscope\tname\tcreated_at\trevoked_at\n');
+    process.stdout.write('id\tprefix\tscope\tname\tcreated_at\trevoked_at\trole\n');
     for (;;) {
       const rows = await stores.orgKeys.listKeys(orgId, { afterId, limit: 200, includeRevoked: true });
       for (const k of rows) {
         process.stdout.write(
-          `${k.id}\t${k.prefix}\t${k.projectId ?? 'org-wide'}\t${k.name}\t${k.createdAt}\t${k.revokedAt ?? '-'}\n`,
+          `${k.id}\t${k.prefix}\t${k.projectId ?? 'org-wide'}\t${k.name}\t${k.createdAt}\t${k.revokedAt ?? '-'}\t${k.role}\n`,
         );
       }
       if (rows.length < 200) return 0;

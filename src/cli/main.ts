@@ -66,6 +66,7 @@ A flag given here wins over its environment variable.`,
     .description('create an API key and print its plaintext once')
     .option('--project <project_id>', 'scope the key to one project (default: org-wide)')
     .option('--name <name>', 'a label for the key')
+    .option('--role <role>', 'admin, developer, viewer or inference (default: admin org-wide, inference for a project)')
     .option('--allowed-models <patterns>', 'comma-separated model globs and @slug patterns (default: every model)')
     .option('--expires-at <timestamp>', 'ISO-8601; after it the key gets 401 api_key_expired')
     .option('--metadata <name=value>', 'a metadata pair (repeat, at most 16)', (v: string, acc: string[] = []) => [
@@ -91,6 +92,34 @@ A flag given here wins over its environment variable.`,
     .option('--grace-period <seconds>', 'how long the old plaintext keeps working (0-604800)', '0')
     .action(async (id: string, opts: { gracePeriod?: string }) =>
       done(await (await import('./keys.ts')).keysRotate(id, opts)),
+    );
+
+  const cfg = program
+    .command('config')
+    .description('configuration as code: check, plan, apply or export a SWITCHYARD_CONFIG file (no server needed)')
+    .addHelpText('after', CONFIG_NOTE);
+  cfg
+    .command('validate')
+    .description('check a file against the schema and resolve its env: and file: secret references')
+    .argument('[file]', 'the file (default: SWITCHYARD_CONFIG)')
+    .action(async (file?: string) => done((await import('./config.ts')).configValidate(file)));
+  cfg
+    .command('plan')
+    .description('print what apply would create, change and delete; exits 0 with no changes, 2 with changes')
+    .argument('[file]', 'the file (default: SWITCHYARD_CONFIG)')
+    .action(async (file?: string) => done(await (await import('./config.ts')).configPlan(file, { apply: false })));
+  cfg
+    .command('apply')
+    .description('make the changes plan prints; a running gateway on the same store follows within its refresh')
+    .argument('[file]', 'the file (default: SWITCHYARD_CONFIG)')
+    .action(async (file?: string) => done(await (await import('./config.ts')).configPlan(file, { apply: true })));
+  cfg
+    .command('export')
+    .description('write the current state as a file (YAML; --json for JSON) that plans to no change')
+    .option('--out <file>', 'write here instead of stdout')
+    .option('--json', 'JSON instead of YAML')
+    .action(async (opts: { out?: string; json?: boolean }) =>
+      done(await (await import('./config.ts')).configExport(opts)),
     );
 
   program

@@ -76,6 +76,19 @@ export async function serveCommand(opts: ServeOptions = {}): Promise<number | un
       `\nAdmin API key (shown once, store it now):\n\n  ${generated}\n\nSet SWITCHYARD_ADMIN_KEY to choose your own.\n\n`,
     );
   }
+  const configFile = process.env.SWITCHYARD_CONFIG;
+  // One worker applies the file (two would race to create the same resources); the others follow
+  // the store through the change feed like any other instance.
+  if (configFile !== undefined && configFile !== '' && (config.workerId === null || config.workerId === 1)) {
+    const { applyAtStart, reloadOnHangup } = await import('../config-file/reload.ts');
+    try {
+      await applyAtStart(app.svc, configFile);
+    } catch (err) {
+      await app.close();
+      throw err;
+    }
+    reloadOnHangup(app.svc, configFile);
+  }
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (err) {

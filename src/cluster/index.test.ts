@@ -13,8 +13,8 @@ import { dropKeys, redisSkip, TEST_REDIS_URL, until, untilReady } from './redis/
 const logger = pino({ level: 'silent' });
 
 test('without a Redis URL the adapters are the in-process ones', async () => {
-  const counters = createCounters({ redisUrl: null });
-  const bus = createChangeBus({ redisUrl: null, workerId: null }, logger);
+  const counters = await createCounters({ redisUrl: null });
+  const bus = await createChangeBus({ redisUrl: null, workerId: null }, logger);
   assert.ok(counters instanceof LocalCounters);
   assert.ok(bus instanceof LocalChangeBus);
   // Synchronous answers: nothing on the hot path changes in embedded mode.
@@ -33,9 +33,9 @@ describe('with a Redis URL', { skip: await redisSkip() }, () => {
     const keyPrefix = `test${randomBytes(4).toString('hex')}`;
     const states: LinkState[] = [];
     const config = { redisUrl: TEST_REDIS_URL, workerId: null };
-    const counters = createCounters(config, { logger, keyPrefix, onStateChange: (s) => states.push(s) });
-    const a = createChangeBus(config, logger, { keyPrefix });
-    const b = createChangeBus(config, logger, { keyPrefix });
+    const counters = await createCounters(config, { logger, keyPrefix, onStateChange: (s) => states.push(s) });
+    const a = await createChangeBus(config, logger, { keyPrefix });
+    const b = await createChangeBus(config, logger, { keyPrefix });
     try {
       assert.ok(counters instanceof FailoverCounters);
       assert.ok(a instanceof RedisChangeBus && b instanceof RedisChangeBus);

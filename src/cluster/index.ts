@@ -10,12 +10,12 @@ import type { Counters } from '../ports/counters.ts';
 import { IpcChangeBus } from './ipc-change-bus.ts';
 import { LocalChangeBus } from './local/change-bus.ts';
 import { LocalCounters } from './local/counters.ts';
-import { RedisChangeBus } from './redis/change-bus.ts';
-import { type ClusterLog, createRedisClient, type LinkState } from './redis/client.ts';
-import { RedisCounters } from './redis/counters.ts';
-import { FailoverCounters } from './redis/failover-counters.ts';
-import { RedisFeed } from './redis/feed.ts';
+import type { ClusterLog, LinkState } from './redis/client.ts';
+import type { RedisFeed } from './redis/feed.ts';
 import type { OnceClaims } from './types.ts';
+
+// The Redis adapters are imported only when a Redis URL is set: ioredis alone is ~20 MB resident,
+// which an embedded gateway (most of them) would carry for nothing.
 
 export type { LinkState } from './redis/client.ts';
 export type { OnceClaims } from './types.ts';
@@ -40,16 +40,17 @@ export interface ClusterOptions {
 
 const prefixOf = (opts: ClusterOptions): string => (opts.keyPrefix ? `sy:${opts.keyPrefix}:` : 'sy:');
 
-export function createChangeBus(
+export async function createChangeBus(
   config: Pick<Config, 'redisUrl' | 'workerId'>,
   logger: Logger,
   opts: ClusterOptions = {},
-): ChangeBus {
+): Promise<ChangeBus> {
   const onError = (err: unknown, ev: { topic: string; id: string }) =>
     logger.warn({ err, topic: ev.topic, id: ev.id }, 'change subscriber failed; the poll will catch up');
   if (config.redisUrl === null)
     // A worker of SWITCHYARD_WORKERS: its primary relays events between the workers.
     return config.workerId === null ? new LocalChangeBus({ onError }) : new IpcChangeBus({ onError });
+  const { RedisChangeBus } = await import('./redis/change-bus.ts');
   return new RedisChangeBus({
     url: config.redisUrl,
     keyPrefix: prefixOf(opts),
@@ -62,11 +63,16 @@ export function createChangeBus(
 }
 
 /** Rate-limit and budget counters, with once-claims for cluster-wide deduplication. */
-export function createCounters(
+export async function createCounters(
   config: Pick<Config, 'redisUrl'> & Partial<Pick<Config, 'limitsWithoutRedis'>>,
   opts: ClusterOptions & { logger?: Logger } = {},
-): Counters & OnceClaims {
+): Promise<Counters & OnceClaims> {
   if (config.redisUrl === null) return new LocalCounters();
+  const [{ createRedisClient }, { RedisCounters }, { FailoverCounters }] = await Promise.all([
+    import('./redis/client.ts'),
+    import('./redis/counters.ts'),
+    import('./redis/failover-counters.ts'),
+  ]);
   const keyPrefix = prefixOf(opts);
   const redis = new RedisCounters({
     client: createRedisClient(config.redisUrl, { commandTimeoutMs: null }),
@@ -85,11 +91,12 @@ export function createCounters(
 }
 
 /** Small observations every instance shares (health samples); undefined without Redis. */
-export function createFeed<T>(
+export async function createFeed<T>(
   config: Pick<Config, 'redisUrl'>,
   name: string,
   opts: Pick<ClusterOptions, 'keyPrefix'> = {},
-): RedisFeed<T> | undefined {
+): Promise<RedisFeed<T> | undefined> {
   if (config.redisUrl === null) return undefined;
+  const { RedisFeed } = await import('./redis/feed.ts');
   return new RedisFeed<T>({ url: config.redisUrl, keyPrefix: prefixOf(opts), name });
 }

@@ -85,6 +85,8 @@ export const ERROR_CODES = {
   provider_not_configured: invalid(
     'no provider credential for vendor "{vendor}": add one with POST /manage/v1/providers or send X-Svc-Provider-Key',
   ),
+  // The message is written at the call site: it names the policy, the check and the entity types, never the text.
+  guardrail_blocked: invalid('{message}'),
   stream_not_supported: invalid('the {strategy} strategy needs whole answers before choosing one; send stream: false'),
   no_embeddings_api: invalid('vendor {vendor} has no embeddings API'),
   dimension_conflict: invalid('dimensions {requested} conflicts with the {pinned} pinned by routing config "{slug}"'),
@@ -158,6 +160,24 @@ export const ERROR_CODES = {
     beta: 'permission_error',
     message: 'This management operation needs an org-wide API key; this key is scoped to one project',
   },
+  insufficient_role: {
+    status: 403,
+    alpha: 'permission_error',
+    beta: 'permission_error',
+    message: "This operation needs the '{needed}' role or higher; the caller's role is '{role}'",
+  },
+  session_ended: {
+    status: 401,
+    alpha: 'authentication_error',
+    beta: 'authentication_error',
+    message: 'The sign-in session has ended (signed out, expired, or the user was deactivated); sign in again',
+  },
+  csrf_token_invalid: {
+    status: 403,
+    alpha: 'permission_error',
+    beta: 'permission_error',
+    message: "A write made with a sign-in session must send the session's CSRF token in the x-csrf-token header",
+  },
   project_out_of_scope: {
     status: 403,
     alpha: 'permission_error',
@@ -190,6 +210,13 @@ export const ERROR_CODES = {
     alpha: 'conflict_error',
     beta: 'invalid_request_error',
     message: 'Only chat completions and messages can be replayed; {id} is a {type} request',
+  },
+  managed_by_config: {
+    status: 409,
+    alpha: 'conflict_error',
+    beta: 'invalid_request_error',
+    message:
+      "{what} '{id}' is managed by the configuration file (SWITCHYARD_CONFIG): change the file and re-apply it instead",
   },
   provider_in_use: {
     status: 409,

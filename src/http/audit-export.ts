@@ -4,6 +4,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { type AuditFilterInput, AuditFilterQuery, auditFilters, auditView } from '../manage/audit-logs.ts';
+import { requestIdHeaders } from './request-id.ts';
 import { writeChunk } from './stream-write.ts';
 
 const PAGE = 1000;
@@ -19,6 +20,7 @@ export function registerAuditExport(app: FastifyInstance): void {
     res.writeHead(200, {
       'content-type': 'application/x-ndjson',
       'content-disposition': 'attachment; filename="audit-logs.ndjson"',
+      ...requestIdHeaders(request.svcId),
     });
     try {
       let beforeId: string | undefined;

@@ -3,7 +3,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { Principal, PrincipalMirror } from '../live/principals.ts';
+import { mayCallModels, modelCallRefusal } from '../manage/roles.ts';
 import { sendCode, sendError } from './errors.ts';
+import { admitSession, type SessionGate, sessionMayCall, sessionTokenOf } from './sso-session.ts';
 
 const PROTECTED = ['/alpha/', '/beta/', '/manage/'];
 
@@ -47,8 +49,18 @@ export function missingKeyMessage(headers: FastifyRequest['headers']): string {
   return 'The Authorization header holds more than "Bearer <key>": send exactly one key after "Bearer "';
 }
 
-/** Why a known key may not be used at `now` (expired, or a rotated-out plaintext past its grace). */
-export function keyRefusal(p: Principal, now: number): GatewayError | undefined {
+/** A proxy route (family alpha or beta, root aliases already rewritten to them). */
+function isProxyPath(path: string): boolean {
+  return path.startsWith('/alpha/') || path.startsWith('/beta/') || path === '/alpha' || path === '/beta';
+}
+
+/**
+ * Why a known key may not be used at `now` for `path`: expired, a rotated-out plaintext past its
+ * grace, or a viewer calling a proxy route (viewers manage read-only and call no model).
+ */
+export function keyRefusal(p: Principal, now: number, path = ''): GatewayError | undefined {
+  if (p.role !== undefined && !mayCallModels(p.role) && isProxyPath(path))
+    return modelCallRefusal({ role: p.role, projectId: p.projectId });
   if (p.graceEndsMs != null && now >= p.graceEndsMs)
     return new GatewayError('invalid_api_key', {
       message: 'This API key was rotated and its grace period has ended; use the new key',
@@ -58,39 +70,74 @@ export function keyRefusal(p: Principal, now: number): GatewayError | undefined 
   return undefined;
 }
 
-export function registerAuth(app: FastifyInstance, principals: PrincipalMirror): void {
-  app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
-    // Both the matched route and the raw path are checked: unknown paths under a protected prefix
-    // answer 401 before 404, so routes cannot be probed without a key.
-    const routePath = request.routeOptions.url;
+type OnRequest = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void;
+
+/**
+ * Both the raw path and the matched route are checked. The raw path, on every request: unknown
+ * paths under a protected prefix answer 401 before 404, so routes cannot be probed without a key.
+ * The route, for a raw path the router matched to a protected route all the same (percent-encoded
+ * letters, say): decided once per route when it is added, as a route-level hook, because reading
+ * `request.routeOptions` builds and freezes an object on every call. Call before adding routes.
+ */
+export function registerAuth(app: FastifyInstance, principals: PrincipalMirror, sessions?: SessionGate): void {
+  const gate = authGate(principals, sessions);
+  app.addHook('onRequest', (request, reply, done) => {
+    if (requiresAuth(request.url)) gate(request, reply, done);
+    else done();
+  });
+  // Route hooks run after the global one: a request it already admitted passes straight through.
+  const byRoute: OnRequest = (request, reply, done) => {
+    if (request.principal != null) done();
+    else gate(request, reply, done);
+  };
+  app.addHook('onRoute', (route) => {
+    if (!requiresAuth(route.url)) return;
+    const own = route.onRequest;
+    route.onRequest = own === undefined ? [byRoute] : [byRoute, ...(Array.isArray(own) ? own : [own])];
+  });
+}
+
+function authGate(principals: PrincipalMirror, sessions: SessionGate | undefined): OnRequest {
+  return (request, reply, done) => {
     const rawPath = request.url;
-    if (!(routePath !== undefined && requiresAuth(routePath)) && !requiresAuth(rawPath)) {
-      done();
-      return;
-    }
     const key = extractApiKey(request.headers);
     if (key === undefined) {
+      // A dashboard signed in through SSO sends its session cookie instead of a key.
+      const token = sessions !== undefined && sessionMayCall(rawPath) ? sessionTokenOf(request) : undefined;
+      if (sessions !== undefined && token !== undefined) {
+        admitSession(sessions, token, request, reply, done);
+        return;
+      }
       reject(reply, missingKeyMessage(request.headers));
       return;
     }
-    const accept = (p: Principal | undefined): void => {
-      if (!p) {
-        reject(reply, 'Invalid API key');
-        return;
-      }
-      const now = Date.now();
-      const refusal = keyRefusal(p, now);
-      if (refusal) {
-        sendError(reply, refusal);
-        return;
-      }
-      principals.noteUse(p, now);
-      request.principal = p;
-      done();
-    };
     const found = principals.authenticate(key);
     if (found instanceof Promise) {
-      found.then(accept, (err: unknown) => done(err instanceof Error ? err : new Error(String(err))));
-    } else accept(found);
-  });
+      found.then(
+        (p) => admit(p, request, reply, done),
+        (err: unknown) => done(err instanceof Error ? err : new Error(String(err))),
+      );
+    } else admit(found, request, reply, done);
+  };
+
+  function admit(
+    p: Principal | undefined,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    done: HookHandlerDoneFunction,
+  ) {
+    if (!p) {
+      reject(reply, 'Invalid API key');
+      return;
+    }
+    const now = Date.now();
+    const refusal = keyRefusal(p, now, request.url);
+    if (refusal) {
+      sendError(reply, refusal);
+      return;
+    }
+    principals.noteUse(p, now);
+    request.principal = p;
+    done();
+  }
 }

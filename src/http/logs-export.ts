@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { logSummary } from '../manage/log-views.ts';
 import { type LogFilterInput, LogFilterQuery, logFilters } from '../manage/logs.ts';
 import type { RequestLogRow } from '../store/request-logs.ts';
+import { requestIdHeaders } from './request-id.ts';
 import { writeChunk } from './stream-write.ts';
 
 const PAGE = 1000;
@@ -78,6 +79,7 @@ export function registerLogExport(app: FastifyInstance): void {
     res.writeHead(200, {
       'content-type': format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson',
       'content-disposition': `attachment; filename="request-logs.${format}"`,
+      ...requestIdHeaders(request.svcId),
     });
     const line = format === 'csv' ? csvLine : ndjsonLine;
     try {

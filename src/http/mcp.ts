@@ -4,6 +4,7 @@
 // answers are the same whether or not MCP was ever used.
 import type { FastifyInstance } from 'fastify';
 import type { Operation } from '../manage/operation.ts';
+import { setRawRequestIds } from './request-id.ts';
 
 function loadMcp() {
   return Promise.all([import('../manage/mcp-server.ts'), import('@modelcontextprotocol/sdk/server/streamableHttp.js')]);
@@ -28,6 +29,8 @@ export function registerMcpRoutes(app: FastifyInstance, operations: readonly Ope
       void server.close();
     });
     await server.connect(transport);
+    // The transport writes the head itself, from the raw response's headers.
+    setRawRequestIds(reply.raw, request.svcId);
     reply.hijack();
     await transport.handleRequest(request.raw, reply.raw, request.body);
   });

@@ -14,6 +14,7 @@ import type { PipelineDeps } from '../pipeline/deps.ts';
 import { runEmbeddings } from '../pipeline/embeddings.ts';
 import type { PipelineReply, ProxyInput } from '../pipeline/types.ts';
 import { safeHeaders } from './header-value.ts';
+import { alphaModelList, betaModelList } from './model-lists.ts';
 import { type ProxyRequest, registerProxyGroup } from './route-table.ts';
 import { writeSse } from './sse.ts';
 
@@ -80,7 +81,7 @@ async function serve(
   );
   if (out.kind === 'stream') {
     reply.hijack();
-    await writeSse(reply.raw, out, signal);
+    await writeSse(reply.raw, out, signal, req.svcId);
     return reply;
   }
   reply.code(out.status).headers(safeHeaders(out.headers));
@@ -102,10 +103,10 @@ export function proxyRoutes(deps: PipelineDeps, inFlight: InFlight) {
       // Same logic as the X-Svc-Dry-Run header, whatever the header says.
       dry_run: route(alphaCodec, runChat, true),
       embeddings: route(alphaCodec, runEmbeddings),
-      alpha_models: async () => ({ object: 'list', data: [] }),
+      alpha_models: alphaModelList(deps.live),
       messages: route(betaCodec, runChat),
       count_tokens: route(betaCodec, runCountTokens),
-      beta_models: async () => ({ data: [], has_more: false }),
+      beta_models: betaModelList(deps.live),
     });
   };
 }

@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { runOperation } from '../manage/audit.ts';
 import type { Operation } from '../manage/operation.ts';
+import { requireOperationRole } from '../manage/roles.ts';
 
 /** `/manage/v1/projects/{project_id}` -> `/manage/v1/projects/:project_id` */
 export function toFastifyPath(path: string): string {
@@ -19,12 +20,13 @@ export function registerOperationRoutes(app: FastifyInstance, operations: readon
         ...(op.input.query ? { querystring: op.input.query } : {}),
         ...(hasBody ? { body: op.input.body } : {}),
       },
-      // An empty POST to an operation whose fields are all optional means "no fields", not "bad body".
-      preValidation: hasBody
-        ? async (request) => {
-            if (request.body === undefined || request.body === null) request.body = {};
-          }
-        : undefined,
+      // The role is checked before the input: a caller refused the operation learns that, not
+      // what a valid body would have looked like. An empty POST to an operation whose fields are
+      // all optional means "no fields", not "bad body".
+      preValidation: async (request) => {
+        requireOperationRole(op, request.principal);
+        if (hasBody && (request.body === undefined || request.body === null)) request.body = {};
+      },
       handler: async (request, reply) => {
         const ctx = {
           svc: app.svc,

@@ -5,15 +5,22 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import type { StreamSummary } from '../ir/outcome.ts';
 import type { PipelineReply } from '../pipeline/types.ts';
 import { safeHeaders } from './header-value.ts';
+import { requestIdHeaders } from './request-id.ts';
 
 type StreamReply = Extract<PipelineReply, { kind: 'stream' }>;
 
-export async function writeSse(raw: ServerResponse, reply: StreamReply, signal: AbortSignal): Promise<void> {
+export async function writeSse(
+  raw: ServerResponse,
+  reply: StreamReply,
+  signal: AbortSignal,
+  requestId: string,
+): Promise<void> {
   raw.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
     connection: 'keep-alive',
     ...safeHeaders(reply.headers),
+    ...requestIdHeaders(requestId),
     trailer: 'x-svc-cost-usd',
   });
   let summary: StreamSummary;

@@ -33,6 +33,8 @@ export interface CallIdentity {
   keyId: string;
   endUser: string | null;
   tags: Record<string, string>;
+  /** The calling key's metadata (empty for none). */
+  keyMetadata: Readonly<Record<string, string>>;
   /** As requested: `openai/gpt-4o`, `gpt-4o`, `@support-bot`. */
   model: string;
 }
@@ -80,14 +82,20 @@ export function budgetMembers(b: BudgetRecord, id: CallIdentity): readonly strin
     case 'end_user':
       if (scope.id !== undefined) return id.endUser === scope.id ? ONE : NOBODY;
       return id.endUser === null ? NOBODY : [id.endUser];
-    case 'tag': {
-      if (scope.value !== undefined) {
-        const eq = scope.value.indexOf('=');
-        return id.tags[scope.value.slice(0, eq)] === scope.value.slice(eq + 1) ? ONE : NOBODY;
-      }
-      return Object.entries(id.tags).map(([k, v]) => `${k}=${v}`);
-    }
+    case 'tag':
+      return pairMembers(scope.value, id.tags);
+    case 'key_metadata':
+      return pairMembers(scope.value, id.keyMetadata);
   }
+}
+
+/** A `name=value` scope: [''] when the pairs hold it; without one, each pair is a member. */
+function pairMembers(value: string | undefined, pairs: Readonly<Record<string, string>>): readonly string[] {
+  if (value !== undefined) {
+    const eq = value.indexOf('=');
+    return pairs[value.slice(0, eq)] === value.slice(eq + 1) ? ONE : NOBODY;
+  }
+  return Object.entries(pairs).map(([k, v]) => `${k}=${v}`);
 }
 
 const periods = new WeakMap<BudgetRecord, PeriodBounds>();

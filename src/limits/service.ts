@@ -25,6 +25,7 @@ import type {
 import { type BudgetRecord, type BudgetStore, isPerMemberScope } from '../store/budgets.ts';
 import type { SpendQuery } from '../store/request-logs.ts';
 import { isEmptyObject, isRecord } from '../util/json.ts';
+import { keyMetadataOfTags } from '../util/key-metadata.ts';
 import { rateHeaders, refusalError } from './answers.ts';
 import { announce, crossesMark } from './budget-alerts.ts';
 import {
@@ -55,6 +56,8 @@ export interface LimitsDeps {
   onRefusal?: (kind: RefusalKind) => void;
 }
 
+/** The key metadata of a key that has none (shared, so a call allocates nothing for it). */
+const NO_PAIRS: Readonly<Record<string, string>> = Object.freeze({});
 const round6 = (usd: number) => Math.round(usd * 1e6) / 1e6;
 
 /** A key's checks, with what they were built from (compared by identity: the mirrors replace, never mutate). */
@@ -154,6 +157,7 @@ export class Limits implements BudgetStatusSource {
       keyId: p.keyId,
       endUser,
       tags,
+      keyMetadata: p.keyMetadata ?? NO_PAIRS,
       model: call.modelRequested,
     };
     const { checks, until } = budgetChecks(id, budgets, now);
@@ -195,6 +199,7 @@ export class Limits implements BudgetStatusSource {
       keyId: p.keyId,
       endUser: null,
       tags: {},
+      keyMetadata: p.keyMetadata ?? NO_PAIRS,
       model: items[0].modelRequested,
     };
     const { checks } = budgetChecks(id, budgets, now);
@@ -320,12 +325,14 @@ export class Limits implements BudgetStatusSource {
       api_key: 'api_key_id',
       end_user: 'end_user',
       tag: 'tags',
+      // Logged among the row's tags (src/util/key-metadata.ts).
+      key_metadata: 'tags',
     } as const;
     const perMember = isPerMemberScope(scope);
     const rows = await this.#d.spendSince({
       orgId: b.orgId,
       sinceIso: new Date(bounds.start).toISOString(),
-      member: perMember || scope.type === 'tag' ? column[scope.type] : null,
+      member: perMember || scope.type === 'tag' || scope.type === 'key_metadata' ? column[scope.type] : null,
       where: {
         ...(scope.type === 'project' && scope.id !== undefined ? { projectId: scope.id } : {}),
         ...(scope.type === 'api_key' && scope.id !== undefined ? { apiKeyId: scope.id } : {}),
@@ -349,13 +356,22 @@ export class Limits implements BudgetStatusSource {
 
   /** Which counters of `b` a logged row's grouping value belongs to (tags arrive as JSON text). */
   #membersOfRow(b: BudgetRecord, value: string | null): readonly string[] {
-    if (b.scope.type !== 'tag') return isPerMemberScope(b.scope) ? (value === null ? [] : [value]) : [''];
+    if (b.scope.type !== 'tag' && b.scope.type !== 'key_metadata')
+      return isPerMemberScope(b.scope) ? (value === null ? [] : [value]) : [''];
     let tags: Record<string, string> = {};
     try {
       const parsed: unknown = value === null ? {} : JSON.parse(value);
       if (isRecord(parsed)) tags = Object.fromEntries(Object.entries(parsed).map(([k, v]) => [k, String(v)]));
     } catch {}
-    return budgetMembers(b, { orgId: b.orgId, projectId: null, keyId: '', endUser: null, tags, model: '' });
+    return budgetMembers(b, {
+      orgId: b.orgId,
+      projectId: null,
+      keyId: '',
+      endUser: null,
+      tags,
+      keyMetadata: keyMetadataOfTags(tags),
+      model: '',
+    });
   }
 
   /** Current-period spend of each live budget (all members together), for the /metrics gauge. */

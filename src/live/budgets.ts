@@ -5,7 +5,7 @@
 import type { Logger } from 'pino';
 import type { ChangeBus } from '../ports/change-bus.ts';
 import type { BudgetRecord, BudgetStore } from '../store/budgets.ts';
-import { connectFeed, type Feed, Freshness } from './feed.ts';
+import { isDeleted, LiveMirror } from './feed.ts';
 
 /** What the mirror reads from the budget store. */
 export type BudgetSource = Pick<BudgetStore, 'get' | 'changedSince' | 'listAllLive'>;
@@ -20,42 +20,20 @@ function frozen(b: BudgetRecord): BudgetRecord {
   return Object.freeze(b);
 }
 
-export class BudgetMirror {
-  readonly #store: BudgetSource;
+export class BudgetMirror extends LiveMirror<BudgetRecord> {
   readonly #byId = new Map<string, BudgetRecord>();
   /** Live budgets of each org by id; the source `#lists` is rebuilt from. */
   readonly #byOrg = new Map<string, Map<string, BudgetRecord>>();
   readonly #lists = new Map<string, readonly BudgetRecord[]>();
-  readonly #freshness = new Freshness();
-  readonly #feed: Feed<BudgetRecord>;
 
   constructor(store: BudgetSource, bus: ChangeBus, logger: Logger, intervalMs: number) {
-    this.#store = store;
-    this.#feed = connectFeed(
-      {
-        name: 'budgets',
-        topic: 'budget',
-        reload: (ev) => store.get(ev.orgId, ev.id),
-        changedSince: (since) => store.changedSince(since),
-        apply: (row, ticket) => this.#apply(row, ticket),
-        gone: (ev) => this.#remove(ev.id),
-      },
-      this.#freshness,
-      bus,
-      logger,
-      intervalMs,
-    );
+    const warm = () => store.listAllLive();
+    super({ name: 'budgets', topic: 'budget', store, final: isDeleted, warm }, bus, logger, intervalMs);
   }
 
-  /** Loads every live budget; called once before the first call is served. */
-  start(): Promise<void> {
-    return this.#feed.load(() => this.#store.listAllLive());
-  }
-
-  #apply(row: BudgetRecord, ticket: number): void {
-    if (!this.#freshness.admit(row.id, row.updatedAt, row.deletedAt !== null, ticket)) return;
+  protected override apply(row: BudgetRecord): void {
     if (row.deletedAt !== null) {
-      this.#remove(row.id);
+      this.remove(row.id);
       return;
     }
     const b = frozen(row);
@@ -69,7 +47,7 @@ export class BudgetMirror {
     this.#rebuild(b.orgId);
   }
 
-  #remove(id: string): void {
+  protected override remove(id: string): void {
     const b = this.#byId.get(id);
     if (!b) return;
     this.#byId.delete(id);
@@ -102,14 +80,5 @@ export class BudgetMirror {
   /** Every live budget of every org (for periodic reports such as the spend gauge, not per call). */
   all(): IterableIterator<BudgetRecord> {
     return this.#byId.values();
-  }
-
-  /** Polls the store now instead of waiting for the timer. */
-  refresh(): Promise<void> {
-    return this.#feed.refresh();
-  }
-
-  stop(): void {
-    this.#feed.stop();
   }
 }

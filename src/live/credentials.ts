@@ -8,7 +8,7 @@ import type { SecretBox } from '../crypto/secretbox.ts';
 import type { ChangeBus } from '../ports/change-bus.ts';
 import type { Credential, VendorId } from '../providers/types.ts';
 import type { ProviderRecord, ProviderStore } from '../store/providers.ts';
-import { connectFeed, type Feed, Freshness } from './feed.ts';
+import { isDeleted, LiveMirror } from './feed.ts';
 
 export interface ResolvedCredential {
   id: string;
@@ -27,46 +27,29 @@ const NONE: readonly ResolvedCredential[] = Object.freeze([]);
 /** What the mirror reads from the provider store. */
 export type CredentialSource = Pick<ProviderStore, 'get' | 'changedSince' | 'listAllActive'>;
 
-export class CredentialMirror {
-  readonly #store: CredentialSource;
+export class CredentialMirror extends LiveMirror<ProviderRecord> {
   readonly #box: SecretBox;
   readonly #logger: Logger;
   readonly #byId = new Map<string, Entry>();
   /** `orgId vendor` -> that org's credentials of the vendor, oldest first; rebuilt on change. */
   readonly #byVendor = new Map<string, readonly ResolvedCredential[]>();
   readonly #fingerprint = new Map<string, string>();
-  readonly #freshness = new Freshness();
-  readonly #feed: Feed<ProviderRecord>;
 
   constructor(store: CredentialSource, box: SecretBox, bus: ChangeBus, logger: Logger, intervalMs: number) {
-    this.#store = store;
-    this.#box = box;
-    this.#logger = logger;
-    this.#feed = connectFeed(
-      {
-        name: 'provider-credentials',
-        topic: 'credential',
-        reload: (ev) => store.get(ev.orgId, ev.id),
-        changedSince: (since) => store.changedSince(since),
-        apply: (row, ticket) => this.#apply(row, ticket),
-        gone: (ev) => this.#remove(ev.id),
-      },
-      this.#freshness,
+    const warm = () => store.listAllActive();
+    super(
+      { name: 'provider-credentials', topic: 'credential', store, final: isDeleted, warm },
       bus,
       logger,
       intervalMs,
     );
+    this.#box = box;
+    this.#logger = logger;
   }
 
-  /** Loads every active credential; called once before the first call is served. */
-  start(): Promise<void> {
-    return this.#feed.load(() => this.#store.listAllActive());
-  }
-
-  #apply(row: ProviderRecord, ticket: number): void {
-    if (!this.#freshness.admit(row.id, row.updatedAt, row.deletedAt !== null, ticket)) return;
+  protected override apply(row: ProviderRecord): void {
     if (row.deletedAt !== null || row.status !== 'active') {
-      this.#remove(row.id);
+      this.remove(row.id);
       return;
     }
     // Skip the decrypt when nothing that matters changed (the poll re-delivers recent rows).
@@ -86,11 +69,11 @@ export class CredentialMirror {
     } catch {
       // Never include the ciphertext or key material in the log line.
       this.#logger.error({ credentialId: row.id }, 'cannot decrypt provider credential (wrong master key?)');
-      this.#remove(row.id);
+      this.remove(row.id);
     }
   }
 
-  #remove(id: string): void {
+  protected override remove(id: string): void {
     const e = this.#byId.get(id);
     this.#byId.delete(id);
     this.#fingerprint.delete(id);
@@ -121,15 +104,6 @@ export class CredentialMirror {
   /** The org a live credential belongs to. */
   orgOf(credentialId: string): string | undefined {
     return this.#byId.get(credentialId)?.orgId;
-  }
-
-  /** Polls the store now instead of waiting for the timer. */
-  refresh(): Promise<void> {
-    return this.#feed.refresh();
-  }
-
-  stop(): void {
-    this.#feed.stop();
   }
 }
 

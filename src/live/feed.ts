@@ -11,8 +11,8 @@
 // - a final state (revoked key, deleted project, credential or config) is never undone: those states
 //   are irreversible in the store, so a live row seen after a final one is always a stale read.
 import type { Logger } from 'pino';
-import type { ChangeBus, ChangeEvent, ChangeTopic } from '../ports/change-bus.ts';
-import { newestOf, startRefresher } from '../util/refresher.ts';
+import type { ChangeBus, ChangeTopic } from '../ports/change-bus.ts';
+import { newestOf, type Refresher, startRefresher } from '../util/refresher.ts';
 
 interface Seen {
   stamp: string;
@@ -41,57 +41,89 @@ export class Freshness {
   }
 }
 
-export interface FeedSource<R extends { updatedAt: string }> {
+/** The two reads a feed makes of a store: the entity an event names, and the poll's changed rows. */
+export interface FeedStore<R> {
+  /** The entity as committed now (undefined when it does not exist). */
+  get(orgId: string, id: string): Promise<R | undefined>;
+  /** Rows with updated_at >= the instant (deleted and revoked ones included). */
+  changedSince(sinceIso: string): Promise<R[]>;
+}
+
+export type FeedRow = { id: string; updatedAt: string };
+
+export interface FeedSource<R extends FeedRow> {
   /** Names the refresher in log lines. */
   name: string;
   topic: ChangeTopic;
-  /** The entity an event names, as committed now (undefined when it does not exist). */
-  reload(ev: ChangeEvent): Promise<R | undefined>;
-  /** Rows with updated_at >= the instant (deleted and revoked ones included). */
-  changedSince(sinceIso: string): Promise<R[]>;
-  /** Applies a row read under `ticket` (the mirror asks its Freshness whether it may). */
-  apply(row: R, ticket: number): void;
-  /** The entity of an event no longer exists at all. */
-  gone?(ev: ChangeEvent): void;
+  store: FeedStore<R>;
+  /** Whether the row's state can never be undone (see Freshness). */
+  final: (row: R) => boolean;
+  /** What orders two reads of one entity; updated_at unless the entity has a better one. */
+  stamp?: (row: R) => string;
+  /** The rows `start` loads before the first call is served; none when absent. */
+  warm?: () => Promise<readonly R[]>;
 }
 
-export interface Feed<Row> {
-  /** Loads rows (start-up warm) under one ticket. */
-  load(read: () => Promise<readonly Row[]>): Promise<void>;
-  /** Runs one poll now. */
-  refresh(): Promise<void>;
-  /** Unsubscribes and stops the poll. */
-  stop(): void;
-}
+/** `final` for entities whose only final state is deletion. */
+export const isDeleted = (row: { deletedAt: string | null }): boolean => row.deletedAt !== null;
 
-export function connectFeed<Row extends { updatedAt: string }>(
-  source: FeedSource<Row>,
-  freshness: Freshness,
-  bus: ChangeBus,
-  logger: Logger,
-  intervalMs: number,
-): Feed<Row> {
-  const unsubscribe = bus.subscribe(source.topic, async (ev) => {
-    const ticket = freshness.ticket();
-    const row = await source.reload(ev);
-    if (row) source.apply(row, ticket);
-    else source.gone?.(ev);
-  });
-  const refresher = startRefresher(source.name, intervalMs, logger, async (since) => {
-    const ticket = freshness.ticket();
-    const rows = await source.changedSince(since);
-    for (const r of rows) source.apply(r, ticket);
-    return newestOf(rows);
-  });
-  return {
-    async load(read) {
-      const ticket = freshness.ticket();
-      for (const r of await read()) source.apply(r, ticket);
-    },
-    refresh: () => refresher.tick(),
-    stop() {
-      unsubscribe();
-      refresher.stop();
-    },
-  };
+/**
+ * What every live mirror shares: it subscribes to its topic and polls its store from construction
+ * on, and every row either path (or `load`) reads goes through one Freshness before `apply` sees it.
+ * Subclasses hold the maps and say what an admitted row and a vanished entity do to them.
+ */
+export abstract class LiveMirror<Row extends FeedRow> {
+  readonly #freshness = new Freshness();
+  readonly #source: FeedSource<Row>;
+  readonly #unsubscribe: () => void;
+  readonly #refresher: Refresher;
+
+  protected constructor(source: FeedSource<Row>, bus: ChangeBus, logger: Logger, intervalMs: number) {
+    this.#source = source;
+    this.#unsubscribe = bus.subscribe(source.topic, async (ev) => {
+      const ticket = this.#freshness.ticket();
+      const row = await source.store.get(ev.orgId, ev.id);
+      if (row) this.#offer(row, ticket);
+      else this.remove(ev.id);
+    });
+    this.#refresher = startRefresher(source.name, intervalMs, logger, async (since) => {
+      const ticket = this.#freshness.ticket();
+      const rows = await source.store.changedSince(since);
+      for (const r of rows) this.#offer(r, ticket);
+      return newestOf(rows);
+    });
+  }
+
+  /** A row Freshness admitted: never older than what was applied before for its entity. */
+  protected abstract apply(row: Row): void;
+
+  /** The entity no longer exists at all (an event named it and the store has no row). */
+  protected abstract remove(id: string): void;
+
+  #offer(row: Row, ticket: number): void {
+    const stamp = this.#source.stamp ? this.#source.stamp(row) : row.updatedAt;
+    if (this.#freshness.admit(row.id, stamp, this.#source.final(row), ticket)) this.apply(row);
+  }
+
+  /** Reads rows (one entity on first use, say) and applies them under one ticket. */
+  protected async load(read: () => Promise<readonly Row[]>): Promise<void> {
+    const ticket = this.#freshness.ticket();
+    for (const r of await read()) this.#offer(r, ticket);
+  }
+
+  /** Loads the source's warm rows; called once before the first call is served. */
+  start(): Promise<void> {
+    const warm = this.#source.warm;
+    return warm ? this.load(warm) : Promise.resolve();
+  }
+
+  /** Polls the store now instead of waiting for the timer. */
+  refresh(): Promise<void> {
+    return this.#refresher.tick();
+  }
+
+  stop(): void {
+    this.#unsubscribe();
+    this.#refresher.stop();
+  }
 }

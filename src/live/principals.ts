@@ -3,20 +3,30 @@
 // current by `api_key` change events (create, update, rotate, revoke, project deletion) and the
 // periodic poll. A rotated key is known under both hashes until its grace period ends; the old one
 // carries the end, so every instance refuses it at the same instant without another event.
-import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { hashApiKey } from '../crypto/api-keys.ts';
 import type { ChangeBus } from '../ports/change-bus.ts';
 import type { RateLimits } from '../ports/counters.ts';
+import type { Role } from '../ports/roles.ts';
 import type { ApiKeyAuthRow, OrgKeyStore } from '../store/org-keys.ts';
 import { type CompiledPatterns, compileModelPatterns } from '../util/model-patterns.ts';
-import { connectFeed, type Feed, Freshness } from './feed.ts';
+import { LiveMirror } from './feed.ts';
 
 export interface Principal {
   orgId: string;
   /** Null for org-wide keys. */
   projectId: string | null;
   keyId: string;
+  /**
+   * Set on every principal authentication yields; absent only on ones rebuilt by background jobs,
+   * which call models and nothing else (the management gate reads absent as inference).
+   */
+  role?: Role;
+  /**
+   * Set when a person signed in through single sign-on is calling (a dashboard session) rather than
+   * an API key; `keyId` then holds the user's id, so per-caller bookkeeping needs no second field.
+   */
+  user?: { id: string; name: string | null; email: string | null };
   /** The key's own rate limits (null for none); the row's object, shared, so reading it allocates nothing. */
   rateLimits: RateLimits | null;
   /**
@@ -28,6 +38,8 @@ export interface Principal {
   expiresAtMs?: number | null;
   /** Set on a rotated-out plaintext: epoch ms when its grace period ends. */
   graceEndsMs?: number | null;
+  /** The key's metadata (null or absent for none): logged with each call, and budgets can select on it. */
+  keyMetadata?: Readonly<Record<string, string>> | null;
 }
 
 /** What the mirror reads from the key store. */
@@ -35,6 +47,8 @@ export type PrincipalSource = Pick<OrgKeyStore, 'findByHash' | 'findAuthRow' | '
   Partial<Pick<OrgKeyStore, 'touchKeys'>>;
 
 const NEGATIVE_TTL_MS = 2000;
+/** Keys remembered with their hash; a deployment with more live keys hashes the rest per call. */
+const HASHES_KEPT = 10_000;
 /** last_used_at is a coarse signal: one write per key per minute at most, batched by a timer. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
 const USAGE_FLUSH_MS = 10_000;
@@ -45,7 +59,39 @@ const msOf = (iso: string | null): number | null => {
   return Number.isNaN(ms) ? null : ms;
 };
 
-export class PrincipalMirror {
+/**
+ * Hashes known not to be keys, each for `ttlMs`, at most `max` of them (the oldest dropped first).
+ * A plain map that grows with use: lru-cache preallocates its arrays for `max` entries (~2.4 MB for
+ * these 50,000), which an idle gateway would hold for nothing.
+ */
+class RecentMisses {
+  readonly #until = new Map<string, number>();
+  constructor(
+    readonly max: number,
+    readonly ttlMs: number,
+  ) {}
+
+  has(hash: string): boolean {
+    const until = this.#until.get(hash);
+    if (until === undefined) return false;
+    if (Date.now() < until) return true;
+    this.#until.delete(hash);
+    return false;
+  }
+
+  set(hash: string): void {
+    // Deleted first so a refreshed entry moves to the young end.
+    this.#until.delete(hash);
+    this.#until.set(hash, Date.now() + this.ttlMs);
+    if (this.#until.size > this.max) this.#until.delete(this.#until.keys().next().value as string);
+  }
+
+  delete(hash: string): void {
+    this.#until.delete(hash);
+  }
+}
+
+export class PrincipalMirror extends LiveMirror<ApiKeyAuthRow> {
   readonly #store: PrincipalSource;
   readonly #known = new Map<string, Principal>();
   /** Current hash first, then the rotated-out one while the row still names it. */
@@ -53,27 +99,26 @@ export class PrincipalMirror {
   readonly #usedMark = new Map<string, number>();
   #usedPending = new Map<string, string>();
   #usageTimer: NodeJS.Timeout | undefined;
-  readonly #unknown = new LRUCache<string, true>({ max: 50_000, ttl: NEGATIVE_TTL_MS });
+  readonly #unknown = new RecentMisses(50_000, NEGATIVE_TTL_MS);
   readonly #pending = new Map<string, Promise<Principal | undefined>>();
-  readonly #freshness = new Freshness();
-  readonly #feed: Feed<ApiKeyAuthRow>;
+  /**
+   * Presented key -> its hash, so a steady caller is not hashed per call (SHA-256 was ~1% of a
+   * call's CPU). Only a pure function is cached, never an answer: every call still looks its hash
+   * up in #known / #unknown, so revocation, rotation and expiry act exactly as without it. Filled
+   * only by keys found valid, so random keys cannot grow it; a forgotten key's entry is dropped.
+   */
+  readonly #hashOf = new Map<string, string>();
+  /** The reverse of #hashOf, so forgetting a key finds its entry without a scan. */
+  readonly #plaintextOf = new Map<string, string>();
 
   constructor(store: PrincipalSource, bus: ChangeBus, logger: Logger, intervalMs: number) {
+    const reads = {
+      get: (orgId: string, id: string) => store.findAuthRow(orgId, id),
+      changedSince: (since: string) => store.changedSince(since),
+    };
+    const final = (row: ApiKeyAuthRow) => row.revokedAt !== null;
+    super({ name: 'api-keys', topic: 'api_key', store: reads, final }, bus, logger, intervalMs);
     this.#store = store;
-    this.#feed = connectFeed(
-      {
-        name: 'api-keys',
-        topic: 'api_key',
-        reload: (ev) => store.findAuthRow(ev.orgId, ev.id),
-        changedSince: (since) => store.changedSince(since),
-        apply: (row, ticket) => this.#apply(row, ticket),
-        gone: (ev) => this.#drop(ev.id),
-      },
-      this.#freshness,
-      bus,
-      logger,
-      intervalMs,
-    );
     if (store.touchKeys) {
       this.#usageTimer = setInterval(() => void this.flushUsage().catch(() => {}), USAGE_FLUSH_MS);
       this.#usageTimer.unref();
@@ -82,9 +127,13 @@ export class PrincipalMirror {
 
   /** Sync when the hash is cached (the steady state); a promise only for a never-seen key. */
   authenticate(plaintext: string): Principal | undefined | Promise<Principal | undefined> {
-    const hash = hashApiKey(plaintext);
+    const kept = this.#hashOf.get(plaintext);
+    const hash = kept ?? hashApiKey(plaintext);
     const hit = this.#known.get(hash);
-    if (hit) return hit;
+    if (hit) {
+      if (kept === undefined) this.#keepHash(plaintext, hash);
+      return hit;
+    }
     if (this.#unknown.has(hash)) return undefined;
     let p = this.#pending.get(hash);
     if (!p) {
@@ -94,21 +143,32 @@ export class PrincipalMirror {
     return p;
   }
 
+  #keepHash(plaintext: string, hash: string): void {
+    // Oldest first out; a key evicted while still in use is simply hashed again and re-added.
+    if (this.#hashOf.size >= HASHES_KEPT) {
+      const [oldest, itsHash] = this.#hashOf.entries().next().value as [string, string];
+      this.#hashOf.delete(oldest);
+      this.#plaintextOf.delete(itsHash);
+    }
+    this.#hashOf.set(plaintext, hash);
+    this.#plaintextOf.set(hash, plaintext);
+  }
+
   async #load(hash: string): Promise<Principal | undefined> {
-    const ticket = this.#freshness.ticket();
-    const row = await this.#store.findByHash(hash);
-    if (row) this.#apply(row, ticket);
+    await this.load(async () => {
+      const row = await this.#store.findByHash(hash);
+      return row ? [row] : [];
+    });
     const found = this.#known.get(hash);
-    if (!found) this.#unknown.set(hash, true);
+    if (!found) this.#unknown.set(hash);
     return found;
   }
 
-  #apply(row: ApiKeyAuthRow, ticket: number): void {
-    if (!this.#freshness.admit(row.id, row.updatedAt, row.revokedAt !== null, ticket)) return;
+  protected override apply(row: ApiKeyAuthRow): void {
     if (row.revokedAt !== null) {
-      this.#drop(row.id);
-      this.#unknown.set(row.keyHash, true);
-      if (row.previousKeyHash !== null) this.#unknown.set(row.previousKeyHash, true);
+      this.remove(row.id);
+      this.#unknown.set(row.keyHash);
+      if (row.previousKeyHash !== null) this.#unknown.set(row.previousKeyHash);
       return;
     }
     this.#forget(row.id);
@@ -116,10 +176,12 @@ export class PrincipalMirror {
       orgId: row.orgId,
       projectId: row.projectId,
       keyId: row.id,
+      role: row.role,
       rateLimits: row.rateLimits,
       modelAllow: row.allowedModels === null ? null : compileModelPatterns(row.allowedModels),
       expiresAtMs: msOf(row.expiresAt),
       graceEndsMs: null,
+      keyMetadata: row.metadata === null || Object.keys(row.metadata).length === 0 ? null : row.metadata,
     };
     const hashes = [row.keyHash];
     this.#known.set(row.keyHash, current);
@@ -136,16 +198,30 @@ export class PrincipalMirror {
   /** Unmaps the key's hashes (a rotation may have replaced them) without refusing them outright. */
   #forget(keyId: string): string[] {
     const hashes = this.#hashesById.get(keyId) ?? [];
-    for (const h of hashes) this.#known.delete(h);
     this.#hashesById.delete(keyId);
+    for (const h of hashes) {
+      this.#known.delete(h);
+      // Not needed for correctness (a hash is a hash): a plaintext that opens nothing is not kept.
+      const plaintext = this.#plaintextOf.get(h);
+      if (plaintext === undefined) continue;
+      this.#plaintextOf.delete(h);
+      this.#hashOf.delete(plaintext);
+    }
     return hashes;
   }
 
-  #drop(keyId: string): void {
-    for (const h of this.#forget(keyId)) this.#unknown.set(h, true);
+  /** Refuses the key's hashes from now on: it was revoked, or no longer exists. */
+  protected override remove(keyId: string): void {
+    for (const h of this.#forget(keyId)) this.#unknown.set(h);
   }
 
   /** Called per authenticated call; a map lookup unless the key's minute mark has passed. */
+  /** The metadata of a key this instance has authenticated (its calls' log rows carry it). */
+  keyMetadata(keyId: string): Readonly<Record<string, string>> | null {
+    const hash = this.#hashesById.get(keyId)?.[0];
+    return (hash === undefined ? undefined : this.#known.get(hash)?.keyMetadata) ?? null;
+  }
+
   noteUse(p: Principal, now: number): void {
     const mark = this.#usedMark.get(p.keyId);
     if (mark !== undefined && now - mark < LAST_USED_RESOLUTION_MS) return;
@@ -161,13 +237,8 @@ export class PrincipalMirror {
     await this.#store.touchKeys(batch);
   }
 
-  /** Polls the store now instead of waiting for the timer. */
-  refresh(): Promise<void> {
-    return this.#feed.refresh();
-  }
-
-  stop(): void {
-    this.#feed.stop();
+  override stop(): void {
+    super.stop();
     clearInterval(this.#usageTimer);
   }
 }

@@ -5,7 +5,7 @@
 import type { Logger } from 'pino';
 import type { ChangeBus } from '../ports/change-bus.ts';
 import type { RoutingConfigRecord, RoutingConfigStore } from '../store/routing-configs.ts';
-import { connectFeed, type Feed, Freshness } from './feed.ts';
+import { isDeleted, LiveMirror } from './feed.ts';
 
 /** The current version of a live config, compiled once (routing/types.ts `ActiveConfig` is this shape). */
 export interface LiveConfig<C, S extends string = string> {
@@ -33,14 +33,11 @@ function stampOf(r: RoutingConfigRecord): string {
   return `${String(r.version).padStart(12, '0')} ${r.updatedAt}`;
 }
 
-export class RoutingConfigMirror<C, S extends string = string> {
-  readonly #store: RoutingConfigSource;
+export class RoutingConfigMirror<C, S extends string = string> extends LiveMirror<RoutingConfigRecord> {
   readonly #compile: ConfigCompiler<C, S>;
   readonly #logger: Logger;
   readonly #bySlug = new Map<string, LiveConfig<C, S>>();
   readonly #keyById = new Map<string, string>();
-  readonly #freshness = new Freshness();
-  readonly #feed: Feed<RoutingConfigRecord>;
 
   constructor(
     store: RoutingConfigSource,
@@ -49,35 +46,17 @@ export class RoutingConfigMirror<C, S extends string = string> {
     logger: Logger,
     intervalMs: number,
   ) {
-    this.#store = store;
+    const warm = () => store.listAllLive();
+    // An older version (a slow poll) never replaces a newer one, and a deleted config never comes back.
+    const freshness = { final: isDeleted, stamp: stampOf };
+    super({ name: 'routing-configs', topic: 'routing_config', store, warm, ...freshness }, bus, logger, intervalMs);
     this.#compile = compile;
     this.#logger = logger;
-    this.#feed = connectFeed(
-      {
-        name: 'routing-configs',
-        topic: 'routing_config',
-        reload: (ev) => store.get(ev.orgId, ev.id),
-        changedSince: (since) => store.changedSince(since),
-        apply: (row, ticket) => this.#apply(row, ticket),
-        gone: (ev) => this.#remove(ev.id),
-      },
-      this.#freshness,
-      bus,
-      logger,
-      intervalMs,
-    );
   }
 
-  /** Loads every live config; called once before the first call is served. */
-  start(): Promise<void> {
-    return this.#feed.load(() => this.#store.listAllLive());
-  }
-
-  #apply(r: RoutingConfigRecord, ticket: number): void {
-    // An older version (a slow poll) never replaces a newer one, and a deleted config never comes back.
-    if (!this.#freshness.admit(r.id, stampOf(r), r.deletedAt !== null, ticket)) return;
+  protected override apply(r: RoutingConfigRecord): void {
     if (r.deletedAt !== null) {
-      this.#remove(r.id);
+      this.remove(r.id);
       return;
     }
     try {
@@ -106,7 +85,7 @@ export class RoutingConfigMirror<C, S extends string = string> {
     }
   }
 
-  #remove(id: string): void {
+  protected override remove(id: string): void {
     const key = this.#keyById.get(id);
     if (key !== undefined && this.#bySlug.get(key)?.id === id) this.#bySlug.delete(key);
     this.#keyById.delete(id);
@@ -114,14 +93,5 @@ export class RoutingConfigMirror<C, S extends string = string> {
 
   get(orgId: string, slug: string): LiveConfig<C, S> | undefined {
     return this.#bySlug.get(`${orgId}\u0000${slug}`);
-  }
-
-  /** Polls the store now instead of waiting for the timer. */
-  refresh(): Promise<void> {
-    return this.#feed.refresh();
-  }
-
-  stop(): void {
-    this.#feed.stop();
   }
 }

@@ -17,6 +17,7 @@
 import { DAY, HOUR } from '../store/rollups.ts';
 import { addHist, histogramPercentiles } from '../store/rollups-histogram.ts';
 import type { AnalyticsStore, RollupCell, RollupDim, RollupQuery, RollupTableName } from '../store/rollups-read.ts';
+import { KEY_METADATA_TAG } from '../util/key-metadata.ts';
 import { type RequestTypeFilter, typesToRead, UNTYPED } from './report-request-types.ts';
 
 export type Granularity = 'hour' | 'day';
@@ -336,7 +337,9 @@ function compareGroups(a: string | null, b: string | null): number {
 
 export function groupByLabel(g: GroupBy | null): string | null {
   if (!g) return null;
-  return g.kind === 'tag' ? `tag:${g.key}` : g.kind;
+  if (g.kind !== 'tag') return g.kind;
+  // Key metadata rides among the tags under its own prefix, and is named as it was asked for.
+  return g.key.startsWith(KEY_METADATA_TAG) ? g.key : `tag:${g.key}`;
 }
 
 export async function analyticsReport(store: AnalyticsStore, req: ReportRequest): Promise<Report> {

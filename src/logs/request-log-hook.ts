@@ -4,6 +4,7 @@ import type { AfterResponseHook } from '../pipeline/hooks.ts';
 import type { CallRecord } from '../pipeline/record.ts';
 import type { RequestLogRow } from '../store/request-logs.ts';
 import { isEmptyObject } from '../util/json.ts';
+import { withKeyMetadata } from '../util/key-metadata.ts';
 import type { RequestLogSink } from './writer.ts';
 
 /** Bodies are kept up to `maxBytes` characters; a cut body ends with a marker saying how long it was. */
@@ -14,7 +15,14 @@ function bodyText(v: unknown, maxBytes: number): string | null {
   return `${text.slice(0, maxBytes)}…[truncated: ${text.length} characters]`;
 }
 
-export function toStoreRow(r: CallRecord, keepBodies: boolean, maxBodyBytes = 64 * 1024): RequestLogRow {
+/** `keyMetadata`: the calling key's metadata, logged among the tags as `key_metadata:<name>`. */
+export function toStoreRow(
+  r: CallRecord,
+  keepBodies: boolean,
+  maxBodyBytes = 64 * 1024,
+  keyMetadata: Readonly<Record<string, string>> | null = null,
+): RequestLogRow {
+  const tags = withKeyMetadata(r.tags, keyMetadata);
   const row: RequestLogRow = {
     id: r.id,
     requestType: r.requestType,
@@ -22,7 +30,7 @@ export function toStoreRow(r: CallRecord, keepBodies: boolean, maxBodyBytes = 64
     projectId: r.projectId,
     apiKeyId: r.keyId,
     endUser: r.endUser,
-    tags: isEmptyObject(r.tags) ? null : r.tags,
+    tags: isEmptyObject(tags) ? null : { ...tags },
     traceId: r.traceId,
     conversationId: r.conversationId,
     modelRequested: r.modelRequested,
@@ -54,17 +62,19 @@ export function toStoreRow(r: CallRecord, keepBodies: boolean, maxBodyBytes = 64
   return row;
 }
 
-/** `keepBodies(projectId)`: the project's `settings.log_bodies`. */
+/** `keepBodies(projectId)`: the project's `settings.log_bodies`; `keyMetadata(keyId)`: the key's metadata. */
 export function requestLogHook(
   sink: RequestLogSink,
   keepBodies: (projectId: string | null) => boolean,
   maxBodyBytes: number,
+  keyMetadata: (keyId: string) => Readonly<Record<string, string>> | null = () => null,
 ): AfterResponseHook {
   // Runs in the task that writes the answer, before the write for JSON answers: the journal append
   // is synchronous, so a caller who has its answer finds its row even after a kill -9. (Deferring
   // it, to the next loop turn or to a microtask after the socket write, lost last rows.)
   return (record) => {
     // A batch's items are logged as the batch (one row with their summed cost), not one by one.
-    if (record.batchId === undefined) sink.enqueue(toStoreRow(record, keepBodies(record.projectId), maxBodyBytes));
+    if (record.batchId === undefined)
+      sink.enqueue(toStoreRow(record, keepBodies(record.projectId), maxBodyBytes, keyMetadata(record.keyId)));
   };
 }

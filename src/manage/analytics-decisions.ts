@@ -26,6 +26,7 @@ const Summary = Type.Object({
 const getDecisionsSummary = defineOperation({
   name: 'get_decisions_summary',
   method: 'GET',
+  role: 'viewer',
   path: '/manage/v1/analytics/decisions',
   tag: 'analytics',
   summary: 'Routing decisions per config: attempts, fallback frequency, skip and failure reasons',

@@ -12,6 +12,7 @@ import {
   type ReportRequest,
 } from '../logs/analytics-report.ts';
 import { ALL_TYPES, INFERENCE, INFERENCE_REQUEST_TYPES, type RequestTypeFilter } from '../logs/report-request-types.ts';
+import { KEY_METADATA_TAG } from '../util/key-metadata.ts';
 import { notFound } from './access.ts';
 import { defineOperation, type Operation } from './operation.ts';
 import { Nullable, Timestamp } from './schemas.ts';
@@ -87,7 +88,7 @@ const Query = Type.Object(
       Type.String({
         maxLength: 200,
         description:
-          'model | provider | project | end_user | request_type | tag:<key>; every point then carries `group`',
+          'model | provider | project | end_user | request_type | tag:<key> | key_metadata:<name> (metadata of the calling API key); every point then carries `group`',
       }),
     ),
     request_type: Type.Optional(
@@ -122,7 +123,12 @@ function parseGroupBy(text: string | undefined): GroupBy | null {
   if (text === undefined || text === '') return null;
   for (const kind of GROUP_KINDS) if (text === kind) return { kind };
   if (text.startsWith('tag:') && text.length > 4) return { kind: 'tag', key: text.slice(4) };
-  return bad('group_by', `must be one of ${[...GROUP_KINDS].join(', ')} or tag:<key>, got '${text}'`);
+  // Key metadata is logged among the tags under its reserved prefix (src/util/key-metadata.ts).
+  if (text.startsWith(KEY_METADATA_TAG) && text.length > KEY_METADATA_TAG.length) return { kind: 'tag', key: text };
+  return bad(
+    'group_by',
+    `must be one of ${[...GROUP_KINDS].join(', ')}, tag:<key> or ${KEY_METADATA_TAG}<name>, got '${text}'`,
+  );
 }
 
 // The shape of every request_type the gateway logs; anything else is a typo that would count nothing.
@@ -179,6 +185,7 @@ function projectScope(svc: Services, principal: Principal, requested: string | u
 const getAnalyticsReport = defineOperation({
   name: 'get_analytics_report',
   method: 'GET',
+  role: 'inference',
   path: '/manage/v1/analytics/report',
   tag: 'analytics',
   summary: 'Requests, cost, tokens, errors and latency percentiles per hour or day',

@@ -3,10 +3,10 @@
 // the grace is part of the row, so no second event is needed when it passes.
 import { Type } from '@sinclair/typebox';
 import { displayPrefix, generateApiKey, hashApiKey } from '../crypto/api-keys.ts';
-import type { Principal } from '../live/principals.ts';
-import { notFound, requireOrgKey } from './access.ts';
-import { CreatedApiKey, KeyIdParams, keyView } from './api-key-schemas.ts';
+import { notFound } from './access.ts';
+import { CreatedApiKey, KeyIdParams, keyView, manageableKey, RoleSchema } from './api-key-schemas.ts';
 import { defineOperation } from './operation.ts';
+import { roleOf } from './roles.ts';
 import { Nullable, Timestamp } from './schemas.ts';
 
 const MAX_GRACE_SECONDS = 7 * 24 * 3600;
@@ -14,6 +14,7 @@ const MAX_GRACE_SECONDS = 7 * 24 * 3600;
 export const rotateApiKey = defineOperation({
   name: 'rotate_api_key',
   method: 'POST',
+  role: 'developer',
   path: '/manage/v1/api-keys/{key_id}/rotate',
   tag: 'api-keys',
   summary:
@@ -36,7 +37,8 @@ export const rotateApiKey = defineOperation({
   },
   output: CreatedApiKey,
   async handler({ svc, principal, params, body }) {
-    const orgId = requireOrgKey(principal);
+    const orgId = principal.orgId;
+    await manageableKey(svc, principal, params.key_id);
     const grace = body.grace_period_seconds ?? 0;
     const plaintext = generateApiKey();
     const record = await svc.stores.orgKeys.rotateKey(orgId, params.key_id, {
@@ -49,26 +51,24 @@ export const rotateApiKey = defineOperation({
   },
 });
 
-const ROLES = ['admin', 'inference'] as const;
-export type Role = (typeof ROLES)[number];
-
-/**
- * The one place a caller's role is decided. Today it follows from the key's scope: org-wide keys
- * manage everything, project keys call models (and read their project's logs).
- */
-export function roleOf(principal: Principal): Role {
-  return principal.projectId === null ? 'admin' : 'inference';
-}
-
 const Me = Type.Object({
   object: Type.Literal('me'),
-  actor: Type.Object({
-    type: Type.Literal('api_key'),
-    id: Type.String(),
-    name: Type.String(),
-    prefix: Type.String(),
-  }),
-  role: Type.Union(ROLES.map((r) => Type.Literal(r))),
+  actor: Type.Union([
+    Type.Object({
+      type: Type.Literal('api_key'),
+      id: Type.String(),
+      name: Type.String(),
+      prefix: Type.String(),
+    }),
+    // A person signed in through single sign-on (a dashboard session).
+    Type.Object({
+      type: Type.Literal('user'),
+      id: Type.String(),
+      name: Nullable(Type.String()),
+      email: Nullable(Type.String()),
+    }),
+  ]),
+  role: RoleSchema,
   org_id: Type.String(),
   project_id: Nullable(Type.String()),
   expires_at: Nullable(Timestamp),
@@ -81,12 +81,25 @@ const Me = Type.Object({
 export const getMe = defineOperation({
   name: 'get_me',
   method: 'GET',
+  role: 'any',
   path: '/manage/v1/me',
   tag: 'api-keys',
-  summary: 'Who is calling: the API key, its role, project, expiry and allowed models (any key may ask)',
+  summary:
+    'Who is calling: the API key (its role, project, expiry and allowed models) or the signed-in user; any caller may ask',
   input: {},
   output: Me,
   async handler({ svc, principal }) {
+    if (principal.user)
+      return {
+        object: 'me' as const,
+        actor: { type: 'user' as const, ...principal.user },
+        role: roleOf(principal),
+        org_id: principal.orgId,
+        project_id: principal.projectId,
+        expires_at: null,
+        allowed_models: null,
+        rotated_key_expires_at: null,
+      };
     const key = await svc.stores.orgKeys.getKey(principal.orgId, principal.keyId);
     if (!key) throw notFound('API key', principal.keyId);
     return {

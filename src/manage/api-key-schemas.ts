@@ -1,10 +1,15 @@
-// The API key resource's schemas and view, shared by the key operations and rotation. Kept apart
-// from the operations so rotation can live in its own file without an import cycle.
+// The API key resource's schemas, view and access check, shared by the key operations and rotation.
+// Kept apart from the operations so rotation can live in its own file without an import cycle.
 import { Type } from '@sinclair/typebox';
 import { GatewayError } from '../errors/gateway-error.ts';
+import type { Principal } from '../live/principals.ts';
 import type { RateLimits } from '../ports/counters.ts';
+import { ROLES } from '../ports/roles.ts';
 import type { ApiKeyPatch, ApiKeyRecord } from '../store/org-keys.ts';
+import { notFound } from './access.ts';
+import { holderOf, requireMayManageKey } from './roles.ts';
 import { Nullable, Timestamp } from './schemas.ts';
+import type { Services } from './services.ts';
 
 const RateValue = (description: string) => Type.Integer({ minimum: 1, maximum: 10_000_000, description });
 
@@ -25,6 +30,14 @@ export function rateLimitsInput(v: RateLimits | null): RateLimits | null {
 
 export const KeyIdParams = Type.Object({ key_id: Type.String({ minLength: 1, maxLength: 100 }) });
 export const KeyName = Type.String({ minLength: 1, maxLength: 200 });
+
+export const RoleSchema = Type.Union(
+  ROLES.map((r) => Type.Literal(r)),
+  {
+    description:
+      "admin: everything; developer: model calls, routing configs, budgets, webhooks and keys (of its project when bound to one), reads; viewer: read-only management, no model calls; inference: model calls only (a project key also reads its project's logs and analytics)",
+  },
+);
 
 const AllowedModels = Type.Array(Type.String({ minLength: 1, maxLength: 256 }), {
   minItems: 1,
@@ -54,6 +67,7 @@ export const ApiKey = Type.Object({
   name: Type.String(),
   project_id: Nullable(Type.String({ description: 'Null for org-wide keys' })),
   prefix: Type.String({ description: 'First characters of the key, for recognising it' }),
+  role: RoleSchema,
   rate_limits: Nullable(RateLimitsSchema),
   allowed_models: Nullable(AllowedModels),
   expires_at: Nullable(Timestamp),
@@ -80,6 +94,7 @@ export function keyView(k: ApiKeyRecord) {
     name: k.name,
     project_id: k.projectId,
     prefix: k.prefix,
+    role: k.role,
     rate_limits: k.rateLimits,
     allowed_models: k.allowedModels,
     expires_at: k.expiresAt,
@@ -115,4 +130,15 @@ function isoOf(text: string): string {
       param: 'expires_at',
     });
   return new Date(ms).toISOString();
+}
+
+/**
+ * The key an update, revoke or rotation acts on, once the caller is shown to be allowed to: a
+ * developer may not touch an admin key, nor a caller bound to a project another project's key.
+ */
+export async function manageableKey(svc: Services, principal: Principal, keyId: string): Promise<ApiKeyRecord> {
+  const key = await svc.stores.orgKeys.getKey(principal.orgId, keyId);
+  if (!key || key.revokedAt !== null) throw notFound('API key', keyId);
+  requireMayManageKey(holderOf(principal), key);
+  return key;
 }

@@ -9,6 +9,7 @@ import { notFound, requireOrgKey } from './access.ts';
 import { decodeCursor, toPage } from './cursor.ts';
 import { isoParam } from './logs.ts';
 import { defineOperation, type Operation } from './operation.ts';
+import { holderOf, requireRole } from './roles.ts';
 import { PageQuery, pageOf } from './schemas.ts';
 
 const TAG = 'audit-logs';
@@ -75,6 +76,8 @@ export interface AuditFilterInput {
 }
 
 export function auditFilters(principal: Principal, q: AuditFilterInput): AuditFilters {
+  // The export route reads through here without an operation's gate; list_audit_logs needs the same role.
+  requireRole(holderOf(principal), 'viewer');
   const orgId = requireOrgKey(principal);
   const start = isoParam(q.start, 'start');
   const end = isoParam(q.end, 'end');
@@ -94,6 +97,7 @@ export function auditFilters(principal: Principal, q: AuditFilterInput): AuditFi
 const listAuditLogs = defineOperation({
   name: 'list_audit_logs',
   method: 'GET',
+  role: 'viewer',
   path: '/manage/v1/audit-logs',
   tag: TAG,
   summary: 'List audit log entries (management writes), newest first',
@@ -110,6 +114,7 @@ const listAuditLogs = defineOperation({
 const verifyAuditLog = defineOperation({
   name: 'verify_audit_log',
   method: 'GET',
+  role: 'viewer',
   path: '/manage/v1/audit-logs/verify',
   tag: TAG,
   summary: "Walk the organization's audit hash chain; names the first entry that does not match",
@@ -127,6 +132,7 @@ const verifyAuditLog = defineOperation({
 const getAuditLog = defineOperation({
   name: 'get_audit_log',
   method: 'GET',
+  role: 'viewer',
   path: '/manage/v1/audit-logs/{audit_log_id}',
   tag: TAG,
   summary: 'Get one audit log entry',

@@ -9,13 +9,17 @@ import type { Principal } from '../live/principals.ts';
 import type { AuditActor, AuditRow } from '../store/audit-log.ts';
 import type { Stores } from '../store/index.ts';
 import { isRecord } from '../util/json.ts';
+import { refuseConfigManaged } from './config-managed.ts';
 import type { ErasedContext, Operation } from './operation.ts';
+import { requireOperationRole } from './roles.ts';
 import type { Services } from './services.ts';
 
 /** Where a management call came from, as the transport saw it. */
 export interface RequestOrigin {
   ip: string | null;
   userAgent: string | null;
+  /** Set by doors that act for the system rather than a key or a user (the configuration file). */
+  actor?: AuditActor;
 }
 
 interface AuditTarget {
@@ -136,6 +140,7 @@ const NO_SNAPSHOT_VERBS = new Set(['test', 'send', 'replay']);
 const jsonOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : JSON.stringify(redact(v)));
 
 async function actorOf(stores: Stores, principal: Principal): Promise<AuditActor> {
+  if (principal.user) return { type: 'user', id: principal.user.id, name: principal.user.name ?? principal.user.email };
   const key = await stores.orgKeys.getKey(principal.orgId, principal.keyId);
   return { type: 'api_key', id: principal.keyId, name: key?.name ?? null };
 }
@@ -193,22 +198,30 @@ export async function runOperation(
   ctx: ErasedContext,
   origin: RequestOrigin,
 ): Promise<unknown> {
+  // Every door (REST, MCP over HTTP or stdio) runs operations through here, so the role gate sits
+  // here too; a refused call changed nothing, so it is not audited.
+  requireOperationRole(op, ctx.principal);
   if (op.method === 'GET') return op.handler(ctx);
   const target = targetFor(operations, op);
   const snapshots = !NO_SNAPSHOT_VERBS.has(target.verb);
   const params = isRecord(ctx.params) ? ctx.params : {};
   const givenId = target.idParam !== undefined ? params[target.idParam] : undefined;
+  const { svc, principal } = ctx;
+  // Acting through a resource (a test call, a test event) leaves what the file declares as it is.
+  if (snapshots) {
+    const id = typeof givenId === 'string' ? givenId : undefined;
+    await refuseConfigManaged(svc.db, principal.orgId, op.name, target.resourceType, id, origin.actor);
+  }
   const before = snapshots ? await snapshot(target, ctx, typeof givenId === 'string' ? givenId : undefined) : null;
   const result = await op.handler(ctx);
   const createdId = isRecord(result) && typeof result.id === 'string' ? result.id : undefined;
   const id = typeof givenId === 'string' ? givenId : createdId;
   // Without a way to read the resource, the operation's own answer is the best "after" there is.
   const after = !snapshots ? null : target.load ? await snapshot(target, ctx, id) : result;
-  const { svc, principal } = ctx;
   try {
     await recordAudit(svc.stores, {
       orgId: principal.orgId,
-      actor: await actorOf(svc.stores, principal),
+      actor: origin.actor ?? (await actorOf(svc.stores, principal)),
       action: `${target.resourceType}.${target.verb}`,
       resourceType: target.resourceType,
       resourceId: id ?? null,

@@ -4,6 +4,7 @@
 // budget's spend from the request log whenever its definition changes.
 import { Type } from '@sinclair/typebox';
 import { GatewayError } from '../errors/gateway-error.ts';
+import type { Principal } from '../live/principals.ts';
 import {
   type BudgetAction,
   type BudgetPeriod,
@@ -13,7 +14,7 @@ import {
   isPerMemberScope,
 } from '../store/budgets.ts';
 import { newId } from '../util/ids.ts';
-import { notFound, requireOrgKey } from './access.ts';
+import { notFound, requireProjectReach } from './access.ts';
 import { decodeCursor, toPage } from './cursor.ts';
 import { defineOperation, type Operation } from './operation.ts';
 import { Nullable, PageQuery, pageOf, Timestamp } from './schemas.ts';
@@ -21,7 +22,7 @@ import type { Services } from './services.ts';
 
 const TAG = 'budgets';
 
-const SCOPE_TYPES: readonly BudgetScopeType[] = ['org', 'project', 'api_key', 'end_user', 'tag'];
+const SCOPE_TYPES: readonly BudgetScopeType[] = ['org', 'project', 'api_key', 'end_user', 'tag', 'key_metadata'];
 const PERIODS: readonly BudgetPeriod[] = ['daily', 'weekly', 'monthly', 'total'];
 const ACTIONS: readonly BudgetAction[] = ['block', 'alert_only'];
 const DEFAULT_THRESHOLDS = [0.5, 0.8, 1.0];
@@ -54,7 +55,8 @@ const ScopeSchema = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 200,
-        description: 'tag: the `key=value` pair covered; omitted = each tag value separately',
+        description:
+          'tag: the `key=value` pair covered; key_metadata: the `name=value` pair of API key metadata whose keys are covered; omitted = each pair separately',
       }),
     ),
   },
@@ -131,13 +133,14 @@ async function checkedScope(svc: Services, orgId: string, scope: BudgetScope): P
       );
     return { type };
   }
-  if (type === 'tag') {
-    if (id !== undefined) bad('scope.id', 'a tag budget is selected by value ("key=value"), not by id');
+  if (type === 'tag' || type === 'key_metadata') {
+    if (id !== undefined) bad('scope.id', `a ${type} budget is selected by value ("name=value"), not by id`);
     if (value === undefined) return { type };
     if (!TAG_VALUE.test(value)) bad('scope.value', `expected "key=value", got ${JSON.stringify(value)}`);
     return { type, value };
   }
-  if (value !== undefined) bad('scope.value', `only tag budgets take a value; a ${type} budget is selected by id`);
+  if (value !== undefined)
+    bad('scope.value', `only tag and key_metadata budgets take a value; a ${type} budget is selected by id`);
   if (id === undefined) return { type };
   if (type === 'project') {
     const p = await svc.stores.projects.get(orgId, id);
@@ -196,24 +199,35 @@ async function budgetView(svc: Services, b: BudgetRecord, member?: string) {
   };
 }
 
-async function liveBudget(svc: Services, orgId: string, id: string): Promise<BudgetRecord> {
-  const b = await svc.stores.budgets.get(orgId, id);
+/** The one project a budget belongs to: a budget over one project; null for every other scope. */
+function projectOf(scope: BudgetScope): string | null {
+  return scope.type === 'project' && scope.id !== undefined ? scope.id : null;
+}
+
+/** A live budget the caller may manage: a project-bound caller reaches its own project's budget only. */
+async function liveBudget(svc: Services, principal: Principal, id: string): Promise<BudgetRecord> {
+  const b = await svc.stores.budgets.get(principal.orgId, id);
   if (!b || b.deletedAt !== null) throw notFound('budget', id);
+  requireProjectReach(principal, projectOf(b.scope), 'budgets');
   return b;
 }
 
 const listBudgets = defineOperation({
   name: 'list_budgets',
   method: 'GET',
+  role: 'viewer',
   path: '/manage/v1/budgets',
   tag: TAG,
   summary: 'List budgets with their current status (per-member budgets: status null; get one for its members)',
   input: { query: Type.Object({ ...PageQuery }, { additionalProperties: false }) },
   output: pageOf(Budget),
   async handler({ svc, principal, query }) {
-    const orgId = requireOrgKey(principal);
     const limit = query.limit ?? 50;
-    const rows = await svc.stores.budgets.list(orgId, { afterId: decodeCursor(query.cursor), limit: limit + 1 });
+    const rows = await svc.stores.budgets.list(principal.orgId, {
+      afterId: decodeCursor(query.cursor),
+      limit: limit + 1,
+      ...(principal.projectId !== null ? { projectId: principal.projectId } : {}),
+    });
     const page = toPage(rows, limit, (b) => b);
     const data = await Promise.all(
       page.data.map(async (b) => ({
@@ -228,6 +242,7 @@ const listBudgets = defineOperation({
 const getBudget = defineOperation({
   name: 'get_budget',
   method: 'GET',
+  role: 'viewer',
   path: '/manage/v1/budgets/{budget_id}',
   tag: TAG,
   summary: 'Get a budget and its spend this period; ?member= picks one member of a per-member budget',
@@ -248,7 +263,7 @@ const getBudget = defineOperation({
   },
   output: Budget,
   async handler({ svc, principal, params, query }) {
-    const b = await liveBudget(svc, requireOrgKey(principal), params.budget_id);
+    const b = await liveBudget(svc, principal, params.budget_id);
     if (query.member !== undefined && !isPerMemberScope(b.scope))
       bad('member', `budget ${b.id} covers one ${b.scope.type === 'org' ? 'organization' : b.scope.type}, not members`);
     return budgetView(svc, b, query.member);
@@ -258,6 +273,7 @@ const getBudget = defineOperation({
 const createBudget = defineOperation({
   name: 'create_budget',
   method: 'POST',
+  role: 'developer',
   path: '/manage/v1/budgets',
   tag: TAG,
   summary: 'Create a budget; spend already logged in the current period counts at once',
@@ -280,8 +296,11 @@ const createBudget = defineOperation({
   },
   output: Budget,
   async handler({ svc, principal, body }) {
-    const orgId = requireOrgKey(principal);
-    const scope = await checkedScope(svc, orgId, body.scope);
+    // A project-bound caller's budget is over its project; `{type: "project"}` means that one.
+    const own = principal.projectId;
+    const asked = own !== null && body.scope.type === 'project' && body.scope.id === undefined;
+    const scope = await checkedScope(svc, principal.orgId, asked ? { ...body.scope, id: own } : body.scope);
+    const orgId = requireProjectReach(principal, projectOf(scope), 'budgets');
     const b = await svc.stores.budgets.create({
       id: newId('budget'),
       orgId,
@@ -303,6 +322,7 @@ const createBudget = defineOperation({
 const updateBudget = defineOperation({
   name: 'update_budget',
   method: 'PATCH',
+  role: 'developer',
   path: '/manage/v1/budgets/{budget_id}',
   tag: TAG,
   summary: 'Change name, limit_usd, thresholds, action or models (scope and period are fixed: create a new budget)',
@@ -321,7 +341,7 @@ const updateBudget = defineOperation({
   },
   output: Budget,
   async handler({ svc, principal, params, body }) {
-    const orgId = requireOrgKey(principal);
+    const orgId = (await liveBudget(svc, principal, params.budget_id)).orgId;
     const b = await svc.stores.budgets.update(orgId, params.budget_id, {
       name: body.name,
       limitUsd: body.limit_usd,
@@ -340,13 +360,17 @@ const updateBudget = defineOperation({
 const deleteBudget = defineOperation({
   name: 'delete_budget',
   method: 'DELETE',
+  role: 'developer',
   path: '/manage/v1/budgets/{budget_id}',
   tag: TAG,
   summary: 'Soft-delete a budget; calls stop counting against it at once',
   input: { params: BudgetIdParams },
   output: Budget,
   async handler({ svc, principal, params }) {
-    const b = await svc.stores.budgets.softDelete(requireOrgKey(principal), params.budget_id);
+    const b = await svc.stores.budgets.softDelete(
+      (await liveBudget(svc, principal, params.budget_id)).orgId,
+      params.budget_id,
+    );
     if (!b) throw notFound('budget', params.budget_id);
     return { ...baseView(b), status: null };
   },

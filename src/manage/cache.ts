@@ -122,6 +122,7 @@ async function projectOf(svc: Services, orgId: string, projectId: string): Promi
 const getProjectCache = defineOperation({
   name: 'get_project_cache',
   method: 'GET',
+  role: 'viewer',
   path: '/manage/v1/projects/{project_id}/cache',
   tag: TAG,
   summary:
@@ -149,6 +150,7 @@ const getProjectCache = defineOperation({
 const purgeProjectCache = defineOperation({
   name: 'purge_project_cache',
   method: 'DELETE',
+  role: 'admin',
   path: '/manage/v1/projects/{project_id}/cache',
   tag: TAG,
   summary: 'Delete every semantic cache entry of a project',

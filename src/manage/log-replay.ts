@@ -69,7 +69,13 @@ export async function replayLogEntry(
       codec,
       // As the original call's project, so that its configs, settings and analytics apply.
       // The replaying key's own rate limits apply, as to any call it makes.
-      principal: { orgId: caller.orgId, projectId: row.projectId, keyId: caller.keyId, rateLimits: caller.rateLimits },
+      principal: {
+        orgId: caller.orgId,
+        projectId: row.projectId,
+        keyId: caller.keyId,
+        role: caller.role,
+        rateLimits: caller.rateLimits,
+      },
       requestId,
       body,
       headers: {},

@@ -74,6 +74,12 @@ export const LogRecord = Type.Composite([
       ),
     ),
     credential_id: Nullable(Type.String()),
+    otel_trace_id: Nullable(
+      Type.String({ description: 'The OpenTelemetry trace the call was recorded in; null when it was not traced' }),
+    ),
+    otel_trace_url: Nullable(
+      Type.String({ description: 'otel_trace_id in SWITCHYARD_TRACE_URL_TEMPLATE; null when either is unset' }),
+    ),
     cache_read_tokens: Type.Integer(),
     cache_write_tokens: Type.Integer(),
     error: Json,
@@ -164,12 +170,20 @@ function costBreakdown(r: RequestLogRow) {
   };
 }
 
-export function logRecord(r: RequestLogRow, key?: ApiKeyRecord): Static<typeof LogRecord> {
+/** `traceUrlTemplate`: SWITCHYARD_TRACE_URL_TEMPLATE, `{trace_id}` standing for the OTel trace id. */
+export function logRecord(
+  r: RequestLogRow,
+  key?: ApiKeyRecord,
+  traceUrlTemplate: string | null = null,
+): Static<typeof LogRecord> {
+  const otel = r.otelTraceId ?? null;
   return {
     ...logSummary(r),
     api_key_id: r.apiKeyId,
     api_key: key ? { id: key.id, name: key.name, prefix: key.prefix, metadata: key.metadata } : null,
     credential_id: r.credentialId,
+    otel_trace_id: otel,
+    otel_trace_url: otel === null || traceUrlTemplate === null ? null : traceUrlTemplate.replaceAll('{trace_id}', otel),
     cache_read_tokens: r.cacheReadTokens,
     cache_write_tokens: r.cacheCreationTokens,
     error: r.error ?? null,

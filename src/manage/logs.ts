@@ -10,6 +10,7 @@ import { decodeCursor, toPage } from './cursor.ts';
 import { replayLogEntry } from './log-replay.ts';
 import { LogRecord, LogSummary, logRecord, logSummary } from './log-views.ts';
 import { defineOperation, type Operation } from './operation.ts';
+import { holderOf, requireRole } from './roles.ts';
 import { PageQuery, pageOf } from './schemas.ts';
 import type { Services } from './services.ts';
 
@@ -31,6 +32,10 @@ export const LogFilterQuery = {
   trace_id: Type.Optional(Type.String({ maxLength: 256 })),
   conversation_id: Type.Optional(Type.String({ maxLength: 256 })),
   request_type: Type.Optional(Type.String({ maxLength: 64, description: 'e.g. chat_completion, message, embedding' })),
+  mcp_server: Type.Optional(Type.String({ maxLength: 100, description: 'MCP tool calls to the server of this name' })),
+  tool: Type.Optional(
+    Type.String({ maxLength: 200, description: 'MCP tool calls of this tool (its own or <server>__<tool> name)' }),
+  ),
 };
 const FilterQuery = Type.Object(LogFilterQuery);
 export type LogFilterInput = Static<typeof FilterQuery>;
@@ -66,6 +71,8 @@ function tagFilter(raw: string | undefined): Record<string, string> | undefined 
  * to its project, and asking for another project finds nothing rather than someone else's rows.
  */
 export function logFilters(principal: Principal, q: LogFilterInput): LogFilters | null {
+  // The export route reads through here without an operation's gate; list_logs needs the same role.
+  requireRole(holderOf(principal), 'inference');
   const start = isoParam(q.start, 'start');
   const end = isoParam(q.end, 'end');
   if (start !== undefined && end !== undefined && end < start)
@@ -86,6 +93,8 @@ export function logFilters(principal: Principal, q: LogFilterInput): LogFilters 
     traceId: q.trace_id,
     conversationId: q.conversation_id,
     requestType: q.request_type,
+    mcpServer: q.mcp_server,
+    tool: q.tool,
   };
 }
 
@@ -104,6 +113,7 @@ const RequestIdParams = Type.Object({ request_id: Type.String({ minLength: 1, ma
 const listLogs = defineOperation({
   name: 'list_logs',
   method: 'GET',
+  role: 'inference',
   path: '/manage/v1/logs',
   tag: TAG,
   summary: 'Request log summaries, newest first (paginated by opaque cursor); project keys see their project only',
@@ -123,6 +133,7 @@ const listLogs = defineOperation({
 const getLog = defineOperation({
   name: 'get_log',
   method: 'GET',
+  role: 'inference',
   path: '/manage/v1/logs/{request_id}',
   tag: TAG,
   summary: 'One request in full: bodies (when retained), decision trace, per-attempt metrics, cost breakdown',
@@ -131,13 +142,14 @@ const getLog = defineOperation({
   async handler({ svc, principal, params }) {
     const row = await readableLog(svc, principal, params.request_id);
     const key = row.apiKeyId === null ? undefined : await svc.stores.orgKeys.getKey(principal.orgId, row.apiKeyId);
-    return logRecord(row, key);
+    return logRecord(row, key, svc.config.traceUrlTemplate);
   },
 });
 
 const getRequestTrace = defineOperation({
   name: 'get_request_trace',
   method: 'GET',
+  role: 'inference',
   path: '/manage/v1/logs/{request_id}/trace',
   tag: TAG,
   summary: 'The decision trace of one request: candidates, the rule or variant chosen, every attempt',
@@ -152,6 +164,7 @@ const getRequestTrace = defineOperation({
 const replay = defineOperation({
   name: 'replay_log_entry',
   method: 'POST',
+  role: 'developer',
   path: '/manage/v1/logs/{request_id}/replay',
   tag: TAG,
   summary:

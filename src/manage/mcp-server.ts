@@ -9,6 +9,7 @@ import type { Principal } from '../live/principals.ts';
 import { type RequestOrigin, runOperation } from './audit.ts';
 import { toolDocs, toolInputSchema } from './openapi.ts';
 import type { Operation } from './operation.ts';
+import { requireOperationRole } from './roles.ts';
 import type { Services } from './services.ts';
 import { compileStrict, describeValidationError } from './validation.ts';
 
@@ -62,6 +63,13 @@ export function buildMcpServer(
     const tool = tools.get(request.params.name);
     if (!tool) return errorResult(`Unknown tool '${request.params.name}'`);
     const args: Record<string, unknown> = { ...(request.params.arguments ?? {}) };
+    // As over REST: a caller refused the tool hears that before anything about its arguments.
+    try {
+      requireOperationRole(tool.op, principal);
+    } catch (err) {
+      if (err instanceof GatewayError) return errorResult(`${err.status} ${err.code}: ${err.message}`);
+      throw err;
+    }
     if (!tool.validate(args)) {
       return errorResult(describeValidationError('arguments', tool.validate.errors ?? []).message);
     }

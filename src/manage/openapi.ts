@@ -16,7 +16,7 @@ function plain(schema: TSchema): Json {
 const STATUS_TEXT: Record<number, string> = {
   400: 'Invalid request',
   401: 'Missing or invalid API key',
-  403: 'The key lacks the required scope',
+  403: 'The caller lacks the role or scope the operation needs',
   404: 'Not found',
   409: 'Conflict',
   422: 'Key verification failed',
@@ -61,6 +61,7 @@ function operationDoc(op: Operation): Json {
       ...errorResponses(op.errors),
     },
     'x-mcp-tool': op.name,
+    'x-required-role': op.role,
   };
 }
 
@@ -183,10 +184,14 @@ export function toolInputSchema(op: Operation): Json & { type: 'object' } {
   return { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false };
 }
 
+function roleNote(op: Operation): string {
+  return op.role === 'any' ? 'any caller' : `needs role ${op.role}`;
+}
+
 export function toolDocs(operations: readonly Operation[]): ToolDoc[] {
   return operations.map((op) => ({
     name: op.name,
-    description: `${op.summary} (${op.method} ${op.path})`,
+    description: `${op.summary} (${op.method} ${op.path}; ${roleNote(op)})`,
     inputSchema: toolInputSchema(op),
     outputSchema: { ...plain(op.output), type: 'object' },
   }));

@@ -2,6 +2,7 @@
 // operation and an MCP tool (DESIGN.md principle 4).
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { Principal } from '../live/principals.ts';
+import type { RequiredRole } from '../ports/roles.ts';
 import type { Services } from './services.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -27,6 +28,11 @@ export interface OperationSpec<I extends OperationInput, O extends TSchema> {
   /** Tool name from SPEC (also the OpenAPI operationId). */
   name: string;
   method: HttpMethod;
+  /**
+   * The least role the operation needs (ranks: admin > developer > viewer > inference; see
+   * src/ports/roles.ts), checked before the handler on every door and published as x-required-role.
+   */
+  role: RequiredRole;
   /** OpenAPI-style template, e.g. `/manage/v1/projects/{project_id}`. */
   path: string;
   /** OpenAPI tag / resource group. */
@@ -46,6 +52,7 @@ export interface OperationSpec<I extends OperationInput, O extends TSchema> {
 export interface Operation {
   name: string;
   method: HttpMethod;
+  role: RequiredRole;
   path: string;
   tag: string;
   summary: string;
@@ -74,6 +81,7 @@ export function defineOperation<I extends OperationInput, O extends TSchema>(spe
   return {
     name: spec.name,
     method: spec.method,
+    role: spec.role,
     path: spec.path,
     tag: spec.tag,
     summary: spec.summary,

@@ -7,11 +7,15 @@ import { apiKeyOperations } from './api-keys.ts';
 import { auditLogOperations } from './audit-logs.ts';
 import { budgetOperations } from './budgets.ts';
 import { cacheOperations } from './cache.ts';
+import { guardrailOperations } from './guardrails.ts';
 import { logOperations } from './logs.ts';
+import { mcpServerOperations } from './mcp-servers.ts';
+import { modelOperations } from './models.ts';
 import type { Operation } from './operation.ts';
 import { projectOperations } from './projects.ts';
 import { providerOperations } from './providers.ts';
 import { routingConfigOperations } from './routing-configs.ts';
+import { userOperations } from './users.ts';
 import { webhookDeliveryOperations } from './webhook-deliveries.ts';
 import { webhookEndpointOperations } from './webhook-endpoints.ts';
 
@@ -27,5 +31,9 @@ export const OPERATIONS: readonly Operation[] = [
   ...webhookDeliveryOperations,
   ...budgetOperations,
   ...cacheOperations,
+  ...guardrailOperations,
   ...auditLogOperations,
+  ...userOperations,
+  ...mcpServerOperations,
+  ...modelOperations,
 ];

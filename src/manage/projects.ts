@@ -63,6 +63,9 @@ const SettingsInput = Type.Object(
     rate_limits: Type.Optional(ProjectLimits),
     end_user_rate_limits: Type.Optional(EndUserLimits),
     semantic_cache: Type.Optional(CacheInput),
+    list_models: Type.Optional(
+      Type.Boolean({ description: "GET /v1/models lists the models this project's keys may call (default false)" }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -105,6 +108,7 @@ export const Project = Type.Object({
     rate_limits: ProjectLimits,
     end_user_rate_limits: EndUserLimits,
     semantic_cache: CacheView,
+    list_models: Type.Boolean(),
   }),
   created_at: Timestamp,
   updated_at: Timestamp,
@@ -135,6 +139,7 @@ export function projectView(p: ProjectRecord) {
     settings: {
       rate_limits: null,
       end_user_rate_limits: null,
+      list_models: false,
       ...withDefaultSettings(p.settings),
       semantic_cache: cacheView(p.settings[CACHE_SETTINGS_KEY]),
     },
@@ -147,6 +152,7 @@ export function projectView(p: ProjectRecord) {
 const listProjects = defineOperation({
   name: 'list_projects',
   method: 'GET',
+  role: 'viewer',
   path: '/manage/v1/projects',
   tag: TAG,
   summary: 'List projects (paginated by opaque cursor)',
@@ -167,6 +173,7 @@ const listProjects = defineOperation({
 const getProject = defineOperation({
   name: 'get_project',
   method: 'GET',
+  role: 'viewer',
   path: '/manage/v1/projects/{project_id}',
   tag: TAG,
   summary: 'Get one project',
@@ -186,6 +193,7 @@ const getProject = defineOperation({
 const createProject = defineOperation({
   name: 'create_project',
   method: 'POST',
+  role: 'admin',
   path: '/manage/v1/projects',
   tag: TAG,
   summary: 'Create a project; a unique slug is generated from the name',
@@ -225,6 +233,7 @@ const createProject = defineOperation({
 const updateProject = defineOperation({
   name: 'update_project',
   method: 'PATCH',
+  role: 'admin',
   path: '/manage/v1/projects/{project_id}',
   tag: TAG,
   summary: 'Update name, description or settings of a project',
@@ -258,6 +267,7 @@ const updateProject = defineOperation({
 const deleteProject = defineOperation({
   name: 'delete_project',
   method: 'DELETE',
+  role: 'admin',
   path: '/manage/v1/projects/{project_id}',
   tag: TAG,
   summary: 'Soft-delete a project and revoke the API keys scoped to it',

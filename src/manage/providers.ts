@@ -129,6 +129,7 @@ function scrub(message: string, apiKey: string): string {
 const listProviders = defineOperation({
   name: 'list_providers',
   method: 'GET',
+  role: 'viewer',
   path: '/manage/v1/providers',
   tag: TAG,
   summary: 'List provider credentials of the organization (paginated by opaque cursor)',
@@ -146,6 +147,7 @@ const listProviders = defineOperation({
 const getProvider = defineOperation({
   name: 'get_provider',
   method: 'GET',
+  role: 'viewer',
   path: '/manage/v1/providers/{provider_id}',
   tag: TAG,
   summary: 'Get one provider credential (never the key)',
@@ -194,6 +196,7 @@ function verifyFailure(
 const addProvider = defineOperation({
   name: 'add_provider',
   method: 'POST',
+  role: 'admin',
   path: '/manage/v1/providers',
   tag: TAG,
   summary:
@@ -248,6 +251,7 @@ const addProvider = defineOperation({
 const updateProvider = defineOperation({
   name: 'update_provider',
   method: 'PATCH',
+  role: 'admin',
   path: '/manage/v1/providers/{provider_id}',
   tag: TAG,
   summary: 'Rotate the key (verified with the vendor first; 422 keeps the old key), rename, or change the weight',
@@ -298,6 +302,7 @@ const updateProvider = defineOperation({
 const deleteProvider = defineOperation({
   name: 'delete_provider',
   method: 'DELETE',
+  role: 'admin',
   path: '/manage/v1/providers/{provider_id}',
   tag: TAG,
   summary:
@@ -330,6 +335,7 @@ const deleteProvider = defineOperation({
 const getProviderHealth = defineOperation({
   name: 'get_provider_health',
   method: 'GET',
+  role: 'viewer',
   path: '/manage/v1/providers/{provider_id}/health',
   tag: TAG,
   summary: 'Latency percentiles and success rate over rolling windows (5m, 1h, 24h)',

@@ -70,7 +70,7 @@ export const PROXY_PATHS: readonly ProxyPathDoc[] = [
     method: 'GET',
     path: '/alpha/v1/models',
     family: 'alpha',
-    summary: 'Model list (always empty)',
+    summary: 'Model list (empty unless the project sets list_models)',
     jsonBody: false,
   },
   {
@@ -107,7 +107,7 @@ export const PROXY_PATHS: readonly ProxyPathDoc[] = [
     method: 'GET',
     path: '/beta/v1/models',
     family: 'beta',
-    summary: 'Model list (always empty)',
+    summary: 'Model list (empty unless the project sets list_models)',
     jsonBody: false,
   },
   ...files(),

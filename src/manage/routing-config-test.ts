@@ -10,10 +10,9 @@ import type { LiveState } from '../pipeline/types.ts';
 import { compileStrategy, strategyName } from '../routing/normalize.ts';
 import { requestFacts } from '../routing/planner.ts';
 import type { ActiveConfig } from '../routing/types.ts';
-import { requireOrgKey } from './access.ts';
 import { liveStateOf } from './live-state.ts';
 import { defineOperation, type Operation } from './operation.ts';
-import { ConfigIdParams, liveConfig } from './routing-config-views.ts';
+import { ConfigIdParams, reachableConfig } from './routing-config-views.ts';
 
 const Message = Type.Object(
   {
@@ -26,6 +25,7 @@ const Message = Type.Object(
 const testConfig = defineOperation({
   name: 'test_routing_config',
   method: 'POST',
+  role: 'developer',
   path: '/manage/v1/routing-configs/{config_id}/test',
   tag: 'routing-configs',
   summary: 'Test a routing config: dry_run true returns the decision only; false runs the call end to end',
@@ -46,8 +46,8 @@ const testConfig = defineOperation({
   },
   output: Type.Object({}, { additionalProperties: true }),
   async handler({ svc, principal, params, body, requestId }) {
-    const orgId = requireOrgKey(principal);
-    const rec = await liveConfig(svc, orgId, params.config_id);
+    const orgId = principal.orgId;
+    const rec = await reachableConfig(svc, principal, params.config_id);
     const { dry_run: dryRun, ...rest } = body;
     const chatBody: Record<string, unknown> = { ...rest, model: `@${rec.slug}`, stream: false };
     // The config as stored now, even if the live mirror has not seen this version yet.

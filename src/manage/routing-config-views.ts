@@ -1,8 +1,9 @@
 // Wire shapes of routing configs and their versions (management API), their TypeBox schemas, and the
 // look-up every routing-config operation starts with.
 import { Type } from '@sinclair/typebox';
+import type { Principal } from '../live/principals.ts';
 import type { RoutingConfigRecord, RoutingConfigVersionRecord } from '../store/routing-configs.ts';
-import { notFound } from './access.ts';
+import { notFound, requireProjectReach } from './access.ts';
 import { Nullable, Timestamp } from './schemas.ts';
 import type { Services } from './services.ts';
 
@@ -11,6 +12,13 @@ export const ConfigIdParams = Type.Object({ config_id: Type.String({ minLength: 
 export async function liveConfig(svc: Services, orgId: string, id: string): Promise<RoutingConfigRecord> {
   const c = await svc.stores.routingConfigs.get(orgId, id);
   if (!c || c.deletedAt !== null) throw notFound('routing config', id);
+  return c;
+}
+
+/** A live config the caller may manage: a project-bound caller reaches its own project's configs only. */
+export async function reachableConfig(svc: Services, principal: Principal, id: string): Promise<RoutingConfigRecord> {
+  const c = await liveConfig(svc, principal.orgId, id);
+  requireProjectReach(principal, c.projectId, 'routing configs');
   return c;
 }
 

@@ -5,17 +5,17 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import { type NormalizedConfig, normalizeCreate, normalizePatch } from '../routing/normalize.ts';
 import { ConfigError } from '../routing/types.ts';
 import { isUniqueViolation } from '../store/index.ts';
-import { notFound, requireOrgKey } from './access.ts';
+import { notFound, requireProjectReach } from './access.ts';
 import { decodeCursor, toPage } from './cursor.ts';
 import { defineOperation, type Operation } from './operation.ts';
 import { routingConfigTestOperations } from './routing-config-test.ts';
 import {
   ConfigIdParams,
   configView,
-  liveConfig,
   RoutingConfig,
   RoutingConfigBody,
   RoutingConfigVersion,
+  reachableConfig,
   versionView,
 } from './routing-config-views.ts';
 import { PageQuery, pageOf } from './schemas.ts';
@@ -75,6 +75,7 @@ function checkReferences(svc: Services, orgId: string, n: NormalizedConfig, isNe
 const listConfigs = defineOperation({
   name: 'list_routing_configs',
   method: 'GET',
+  role: 'viewer',
   path: '/manage/v1/routing-configs',
   tag: TAG,
   summary: 'List live routing configs (current versions), optionally of one project',
@@ -86,10 +87,11 @@ const listConfigs = defineOperation({
   },
   output: pageOf(RoutingConfig),
   async handler({ svc, principal, query }) {
-    const orgId = requireOrgKey(principal);
+    const own = principal.projectId;
+    if (query.project_id !== undefined) requireProjectReach(principal, query.project_id, 'routing configs');
     const limit = query.limit ?? 50;
-    const rows = await svc.stores.routingConfigs.list(orgId, {
-      projectId: query.project_id,
+    const rows = await svc.stores.routingConfigs.list(principal.orgId, {
+      projectId: own ?? query.project_id,
       afterId: decodeCursor(query.cursor),
       limit: limit + 1,
     });
@@ -100,19 +102,21 @@ const listConfigs = defineOperation({
 const getConfig = defineOperation({
   name: 'get_routing_config',
   method: 'GET',
+  role: 'viewer',
   path: '/manage/v1/routing-configs/{config_id}',
   tag: TAG,
   summary: 'Get a routing config (its current version)',
   input: { params: ConfigIdParams },
   output: RoutingConfig,
   async handler({ svc, principal, params }) {
-    return configView(await liveConfig(svc, requireOrgKey(principal), params.config_id));
+    return configView(await reachableConfig(svc, principal, params.config_id));
   },
 });
 
 const createConfig = defineOperation({
   name: 'create_routing_config',
   method: 'POST',
+  role: 'developer',
   path: '/manage/v1/routing-configs',
   tag: TAG,
   summary: 'Create a routing config (version 1); call it with model "@<slug>"',
@@ -121,8 +125,11 @@ const createConfig = defineOperation({
   input: { body: Type.Object(RoutingConfigBody, { additionalProperties: false }) },
   output: RoutingConfig,
   async handler({ svc, principal, body }) {
-    const orgId = requireOrgKey(principal);
-    const n = normalized(() => normalizeCreate(body));
+    // A project-bound caller's config belongs to its project unless the body names one.
+    const own = principal.projectId;
+    const named = body.project_id !== undefined || body.projectId !== undefined;
+    const n = normalized(() => normalizeCreate(own !== null && !named ? { ...body, project_id: own } : body));
+    const orgId = requireProjectReach(principal, n.projectId, 'routing configs');
     checkReferences(svc, orgId, n, true);
     try {
       const r = await svc.stores.routingConfigs.create({
@@ -148,6 +155,7 @@ const createConfig = defineOperation({
 const updateConfig = defineOperation({
   name: 'update_routing_config',
   method: 'PATCH',
+  role: 'developer',
   path: '/manage/v1/routing-configs/{config_id}',
   tag: TAG,
   summary: 'Update a routing config: writes a new version that becomes current',
@@ -155,8 +163,8 @@ const updateConfig = defineOperation({
   input: { params: ConfigIdParams, body: Type.Object(RoutingConfigBody, { additionalProperties: false }) },
   output: RoutingConfig,
   async handler({ svc, principal, params, body }) {
-    const orgId = requireOrgKey(principal);
-    const cur = await liveConfig(svc, orgId, params.config_id);
+    const orgId = principal.orgId;
+    const cur = await reachableConfig(svc, principal, params.config_id);
     const n = normalized(() => normalizePatch(cur, body));
     checkReferences(svc, orgId, n);
     const r = await svc.stores.routingConfigs.addVersion(orgId, cur.id, n);
@@ -168,14 +176,15 @@ const updateConfig = defineOperation({
 const deleteConfig = defineOperation({
   name: 'delete_routing_config',
   method: 'DELETE',
+  role: 'developer',
   path: '/manage/v1/routing-configs/{config_id}',
   tag: TAG,
   summary: 'Soft-delete a routing config; its slug is free again at once',
   input: { params: ConfigIdParams },
   output: RoutingConfig,
   async handler({ svc, principal, params }) {
-    const orgId = requireOrgKey(principal);
-    await liveConfig(svc, orgId, params.config_id);
+    const orgId = principal.orgId;
+    await reachableConfig(svc, principal, params.config_id);
     const r = await svc.stores.routingConfigs.softDelete(orgId, params.config_id);
     if (!r) throw notFound('routing config', params.config_id);
     return configView(r);
@@ -185,14 +194,15 @@ const deleteConfig = defineOperation({
 const listVersions = defineOperation({
   name: 'list_routing_config_versions',
   method: 'GET',
+  role: 'viewer',
   path: '/manage/v1/routing-configs/{config_id}/versions',
   tag: TAG,
   summary: 'List every version of a routing config, oldest first',
   input: { params: ConfigIdParams },
   output: Type.Object({ data: Type.Array(RoutingConfigVersion) }),
   async handler({ svc, principal, params }) {
-    const orgId = requireOrgKey(principal);
-    const cur = await liveConfig(svc, orgId, params.config_id);
+    const orgId = principal.orgId;
+    const cur = await reachableConfig(svc, principal, params.config_id);
     const versions = (await svc.stores.routingConfigs.listVersions(orgId, cur.id)) ?? [];
     return { data: versions.map((v) => versionView(v, cur.version)) };
   },
@@ -201,14 +211,15 @@ const listVersions = defineOperation({
 const getVersion = defineOperation({
   name: 'get_routing_config_version',
   method: 'GET',
+  role: 'viewer',
   path: '/manage/v1/routing-configs/{config_id}/versions/{version_id}',
   tag: TAG,
   summary: 'Get one version of a routing config (by version id or number)',
   input: { params: VersionParams },
   output: RoutingConfigVersion,
   async handler({ svc, principal, params }) {
-    const orgId = requireOrgKey(principal);
-    const cur = await liveConfig(svc, orgId, params.config_id);
+    const orgId = principal.orgId;
+    const cur = await reachableConfig(svc, principal, params.config_id);
     const v = await svc.stores.routingConfigs.getVersion(orgId, cur.id, params.version_id);
     if (!v) throw notFound('routing config version', params.version_id);
     return versionView(v, cur.version);
@@ -218,6 +229,7 @@ const getVersion = defineOperation({
 const restoreVersion = defineOperation({
   name: 'restore_routing_config_version',
   method: 'POST',
+  role: 'developer',
   path: '/manage/v1/routing-configs/{config_id}/versions/{version_id}/restore',
   tag: TAG,
   summary: 'Restore an old version: writes a new version equal to it, which becomes current',
@@ -225,8 +237,8 @@ const restoreVersion = defineOperation({
   input: { params: VersionParams },
   output: RoutingConfigVersion,
   async handler({ svc, principal, params }) {
-    const orgId = requireOrgKey(principal);
-    const cur = await liveConfig(svc, orgId, params.config_id);
+    const orgId = principal.orgId;
+    const cur = await reachableConfig(svc, principal, params.config_id);
     const old = await svc.stores.routingConfigs.getVersion(orgId, cur.id, params.version_id);
     if (!old) throw notFound('routing config version', params.version_id);
     // An old version may name a credential deleted since: check it as if it were new.

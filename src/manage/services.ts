@@ -4,14 +4,17 @@ import type { Logger } from 'pino';
 import type { SemanticCache } from '../cache/service.ts';
 import type { Config, LimitsWithoutRedis } from '../config.ts';
 import type { SecretBox } from '../crypto/secretbox.ts';
+import type { GuardrailRuntime } from '../guardrails/runtime.ts';
 import type { JobRunner } from '../jobs/runner.ts';
 import type { Limits } from '../limits/service.ts';
 import type { CredentialMirror } from '../live/credentials.ts';
+import type { ModelSettingsMirror } from '../live/models.ts';
 import type { PrincipalMirror } from '../live/principals.ts';
 import type { ProjectMirror } from '../live/projects.ts';
 import type { RoutingConfigMirror } from '../live/routing-configs.ts';
 import type { LogRetention } from '../logs/retention.ts';
 import type { RequestLogSink } from '../logs/writer.ts';
+import type { McpGateway } from '../mcp-gateway/gateway.ts';
 import type { Metrics } from '../metrics/registry.ts';
 import type { PipelineDeps } from '../pipeline/deps.ts';
 import type { PipelineHooks } from '../pipeline/hooks.ts';
@@ -71,6 +74,8 @@ export interface Services {
   credentials: CredentialMirror;
   /** Projects and their settings, from memory: `cached(projectId)`. */
   projects: ProjectMirror;
+  /** Model aliases and price overrides per org, from memory: `alias(orgId, name)`, `price(orgId, vendor, model)`. */
+  models: ModelSettingsMirror;
   /** Request log writer: `enqueue(row)` (never awaited), `flush()`. */
   logs: RequestLogSink;
   /** Deletes old log rows and bodies (at start, daily); `sweep()` runs one now. */
@@ -95,6 +100,10 @@ export interface Services {
   limits: Limits;
   /** The semantic cache: its entries in memory, purge, and the hook the proxy consults. */
   cache: SemanticCache;
+  /** Guardrail policies in memory, the webhook check client, `guardrail.blocked` and the verdict counter. */
+  guardrails: GuardrailRuntime;
+  /** Registered MCP tool servers behind /mcp/v1: connections, tool lists, calls. */
+  mcpGateway: McpGateway;
   /** The bytes of gateway-held files (data dir, or the database with PostgreSQL). */
   fileBlobs: FileBlobs;
   /** Stops the mirrors, flushes the log writer and closes the database and the change bus. */

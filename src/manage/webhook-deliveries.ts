@@ -96,6 +96,7 @@ export async function awaitFirstAttempt(svc: Services, orgId: string, d: Deliver
 const listDeliveries = defineOperation({
   name: 'list_webhook_deliveries',
   method: 'GET',
+  role: 'viewer',
   path: '/manage/v1/webhooks/deliveries',
   tag: TAG,
   summary: 'List webhook deliveries, newest first',
@@ -130,6 +131,7 @@ const DeliveryId = Type.Object({ delivery_id: Type.String({ minLength: 1, maxLen
 const getDelivery = defineOperation({
   name: 'get_webhook_delivery',
   method: 'GET',
+  role: 'viewer',
   path: '/manage/v1/webhooks/deliveries/{delivery_id}',
   tag: TAG,
   summary: 'Get a delivery: its payload, last response and every attempt',
@@ -145,6 +147,7 @@ const getDelivery = defineOperation({
 const replayDelivery = defineOperation({
   name: 'replay_webhook_delivery',
   method: 'POST',
+  role: 'developer',
   path: '/manage/v1/webhooks/deliveries/{delivery_id}/replay',
   tag: TAG,
   summary: 'Send the same payload again with the same webhook-id; pending until it lands',
@@ -169,6 +172,7 @@ const replayDelivery = defineOperation({
 const listEventTypes = defineOperation({
   name: 'list_webhook_event_types',
   method: 'GET',
+  role: 'viewer',
   path: '/manage/v1/webhooks/event-types',
   tag: TAG,
   summary: 'Every event type an endpoint can subscribe to, with a description and an example',

@@ -88,6 +88,7 @@ async function liveEndpoint(svc: Services, orgId: string, id: string): Promise<W
 const listEndpoints = defineOperation({
   name: 'list_webhook_endpoints',
   method: 'GET',
+  role: 'viewer',
   path: '/manage/v1/webhooks/endpoints',
   tag: TAG,
   summary: 'List webhook endpoints (never their secrets)',
@@ -107,6 +108,7 @@ const listEndpoints = defineOperation({
 const getEndpoint = defineOperation({
   name: 'get_webhook_endpoint',
   method: 'GET',
+  role: 'viewer',
   path: '/manage/v1/webhooks/endpoints/{endpoint_id}',
   tag: TAG,
   summary: 'Get a webhook endpoint (deleted ones too, with deleted_at set)',
@@ -122,6 +124,7 @@ const getEndpoint = defineOperation({
 const createEndpoint = defineOperation({
   name: 'create_webhook_endpoint',
   method: 'POST',
+  role: 'developer',
   path: '/manage/v1/webhooks/endpoints',
   tag: TAG,
   summary: 'Create a webhook endpoint; its signing secret is returned in this response only',
@@ -154,6 +157,7 @@ const createEndpoint = defineOperation({
 const updateEndpoint = defineOperation({
   name: 'update_webhook_endpoint',
   method: 'PATCH',
+  role: 'developer',
   path: '/manage/v1/webhooks/endpoints/{endpoint_id}',
   tag: TAG,
   summary: 'Change url, event_types, description or active; an inactive endpoint gets no new deliveries',
@@ -186,6 +190,7 @@ const updateEndpoint = defineOperation({
 const deleteEndpoint = defineOperation({
   name: 'delete_webhook_endpoint',
   method: 'DELETE',
+  role: 'developer',
   path: '/manage/v1/webhooks/endpoints/{endpoint_id}',
   tag: TAG,
   summary: 'Soft-delete a webhook endpoint; deliveries already made still complete',
@@ -201,6 +206,7 @@ const deleteEndpoint = defineOperation({
 const rotateSecret = defineOperation({
   name: 'rotate_webhook_secret',
   method: 'POST',
+  role: 'developer',
   path: '/manage/v1/webhooks/endpoints/{endpoint_id}/rotate-secret',
   tag: TAG,
   summary: 'Replace the signing secret (returned once); for 24 h deliveries carry both signatures',
@@ -224,6 +230,7 @@ const rotateSecret = defineOperation({
 const sendTest = defineOperation({
   name: 'send_webhook_test',
   method: 'POST',
+  role: 'developer',
   path: '/manage/v1/webhooks/endpoints/{endpoint_id}/test',
   tag: TAG,
   summary: 'Send a synthetic event through the normal delivery path; returns the delivery after its first attempt',

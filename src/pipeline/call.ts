@@ -3,6 +3,7 @@ import type { FamilyCodec } from '../families/shared/codec.ts';
 import type { ChatRequest } from '../ir/types.ts';
 import type { Deadlines } from '../providers/http.ts';
 import type { Credential, HttpRequestSpec, VendorId } from '../providers/types.ts';
+import type { AnswerGuard } from './guard.ts';
 
 export interface ChatCall {
   codec: FamilyCodec;
@@ -29,6 +30,8 @@ export interface ChatCall {
    * just before it is sent, once per attempt, and may add headers to it (`traceparent`).
    */
   onSend?: (target: ChatTarget, spec: HttpRequestSpec) => void;
+  /** Set by the guard stage when the answer is to be checked or restored (guard.ts). */
+  guard?: AnswerGuard;
 }
 
 export interface ChatTarget {

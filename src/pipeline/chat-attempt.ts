@@ -19,7 +19,8 @@ export function isPassthrough(codec: FamilyCodec, adapter: ChatAdapter): boolean
 
 export async function attemptChat(call: ChatCall, target: ChatTarget, signal: AbortSignal): Promise<AttemptOutcome> {
   const adapter = chatAdapterFor(target.vendor, target.model);
-  const passthrough = isPassthrough(call.codec, adapter);
+  // A guarded call's request was rewritten and its answer must be checked: never the raw bytes.
+  const passthrough = call.guard?.translate !== true && isPassthrough(call.codec, adapter);
   const t: Target = {
     vendor: target.vendor,
     model: target.model,

@@ -10,7 +10,7 @@ import { executeEmbedding } from './embed-route.ts';
 import { runBeforeRoute } from './hooks.ts';
 import { endCall, errorReply, finish, newCall, withCallHeaders } from './lifecycle.ts';
 import { callRecord, directHealthSamples, type HealthSample, recordParts } from './record.ts';
-import { dryRunOf, routeCall } from './route.ts';
+import { dryRunOf, routeCall, routingConfigIdOf } from './route.ts';
 import type { PipelineReply, ProxyInput } from './types.ts';
 
 const REQUEST_TYPE = 'embedding';
@@ -60,6 +60,12 @@ export async function runEmbeddings(input: ProxyInput, deps: PipelineDeps): Prom
     if (deps.hooks.beforeRoute.length > 0) {
       const pending = runBeforeRoute(deps.hooks, call);
       if (pending) await pending;
+    }
+    const guard = deps.hooks.guard;
+    if (guard && !(input.dryRun === true || call.hdr.dryRun)) {
+      const subject = { routingConfigId: () => routingConfigIdOf(body.model, principal.orgId, deps.live) };
+      const checked = guard.checkTexts(call, body.input, subject, true);
+      body.input = checked instanceof Promise ? await checked : checked;
     }
     let dims = body.dimensions;
     const plan = routeCall(
@@ -123,7 +129,9 @@ export async function runEmbeddings(input: ProxyInput, deps: PipelineDeps): Prom
       return errorReply(call, e, deps, parts, headers);
     }
     const usage = { input: outcome.response.usage.input, output: 0 };
-    const cost = computeCost(target.vendor, target.model, usage);
+    const cost = computeCost(target.vendor, target.model, usage, {
+      price: deps.live.priceOverride(principal.orgId, target.vendor, target.model),
+    });
     headers['x-svc-model-used'] = target.model;
     headers['x-svc-provider-used'] = target.vendorAsSent;
     headers['x-svc-provider'] = target.vendorAsSent;

@@ -5,6 +5,7 @@ import type { AttemptOutcome } from '../ir/outcome.ts';
 import type { Usage } from '../ir/types.ts';
 import type { ResolvedCredential } from '../live/credentials.ts';
 import { computeCost } from '../providers/catalog/cost.ts';
+import type { ModelPrice } from '../providers/catalog/types.ts';
 import { executePlan } from '../routing/execute.ts';
 import { type AttemptRecord, attemptRecord, type ExecutionResult, type Executor } from '../routing/execute-types.ts';
 import { type DecisionTrace, decisionTrace, directDecision } from '../routing/trace.ts';
@@ -27,8 +28,9 @@ export interface Served {
   samples: HealthSample[];
 }
 
-export function attemptCost(ref: CandidateRef, usage: Usage): number {
-  const c = computeCost(ref.vendor, ref.model, usage);
+/** `price` is the org's override for the model (LiveState.priceOverride), when it has one. */
+export function attemptCost(ref: CandidateRef, usage: Usage, price?: ModelPrice): number {
+  const c = computeCost(ref.vendor, ref.model, usage, { price });
   if (c.known || !ref.price) return c.costUsd;
   return Math.round(((usage.input * ref.price.input + usage.output * ref.price.output) / 1e6) * 1e9) / 1e9;
 }
@@ -59,7 +61,10 @@ export async function executeChat(
   live: LiveState,
   signal: AbortSignal,
 ): Promise<Served> {
-  if (plan.kind === 'direct') return executeDirect(call, plan.target, plan.alternates, signal);
+  if (plan.kind === 'direct') {
+    const price = live.priceOverride(orgId, plan.target.vendor, plan.target.model);
+    return executeDirect(call, plan.target, plan.alternates, signal, price);
+  }
   const samples: HealthSample[] = [];
   // The credential each step was served by, for the record (credentials are picked per attempt).
   const servedBy = new Map<PlannedAttempt, ChatTarget>();
@@ -77,7 +82,7 @@ export async function executeChat(
       servedBy.set(step, r.target);
       return r.outcome;
     },
-    cost: attemptCost,
+    cost: (ref, usage) => attemptCost(ref, usage, live.priceOverride(orgId, ref.vendor, ref.model)),
     async judgePick(judge, answers, s) {
       const t = targetOf(live, orgId, judge);
       return t ? judgePick(t, call.ir, answers, call.requestId, s) : undefined;
@@ -112,6 +117,7 @@ async function executeDirect(
   first: ChatTarget,
   alternates: readonly ResolvedCredential[],
   signal: AbortSignal,
+  price: ModelPrice | undefined,
 ): Promise<Served> {
   const attempts: AttemptRecord[] = [];
   const samples: HealthSample[] = [];
@@ -122,7 +128,7 @@ async function executeDirect(
     signal,
     (t) => attemptChat(call, t, signal),
     (t, o, latency) => {
-      attempts.push(attemptRecord(t, o, latency, o.ok && o.kind === 'json' ? attemptCost(ref, o.usage) : 0));
+      attempts.push(attemptRecord(t, o, latency, o.ok && o.kind === 'json' ? attemptCost(ref, o.usage, price) : 0));
       samples.push(...directHealthSamples(t, o, latency, signal));
     },
   );

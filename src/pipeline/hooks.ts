@@ -9,6 +9,9 @@
 //   GatewayError, and it may touch the call's replyHeaders, hookTrace, its own slot (lifecycle.ts
 //   `callSlot`), a chat call's `collectAnswer` and `onSend` (call.ts), and add end-of-call work
 //   (`atCallEnd`); nothing else of the call.
+// - The guard stage (at most one feature, guardrails) runs after beforeRoute and before routing on
+//   chat, embeddings and pass-through calls. Unlike the other hooks it may rewrite what the call
+//   sends (`call.chat.ir`, the texts it is handed) and attach the answer's checks (`ChatCall.guard`).
 // - beforeAttempt runs for chat calls only, after routing, before the first upstream attempt. It may
 //   touch what beforeRoute may, ask for the answer in IR form (`ChatCall.collectAnswer`), and answer
 //   the call itself (a HookAnswer): later beforeAttempt hooks are then skipped.
@@ -21,6 +24,31 @@
 import type { JsonOutcome, StreamOutcome } from '../ir/outcome.ts';
 import type { CallRecord } from './record.ts';
 import type { ProxyCall, RoutePlan } from './types.ts';
+
+/**
+ * What scope matching needs to know beyond the principal: the routing config the call named, by id.
+ * A function, so that an org without policies never pays for resolving it.
+ */
+export interface GuardSubject {
+  routingConfigId(): string | null;
+}
+
+/**
+ * The stage itself, registered with the pipeline's features. `check` runs after the beforeRoute
+ * hooks and before routing: it may replace `call.chat.ir` (masked), set `call.chat.guard`, replace
+ * the body kept for the log (`call.rawBody`) and refuse the call by throwing a GatewayError.
+ */
+export interface GuardStage {
+  check(call: ProxyCall, subject: GuardSubject): void | Promise<void>;
+  /**
+   * The input checks over bare texts (embeddings input, an image prompt, a Responses input): the
+   * texts to send (masked), or a GatewayError thrown. `canMask: false` is a pass-through body the
+   * gateway cannot rewrite: a mask there refuses the call rather than send what it would mask.
+   */
+  checkTexts(call: ProxyCall, texts: string[], subject: GuardSubject, canMask: boolean): string[] | Promise<string[]>;
+  /** What a dry run lists: the policies that would apply to the call. */
+  describe(call: ProxyCall, subject: GuardSubject): unknown[];
+}
 
 /** A call answered by a hook instead of an upstream. */
 export interface HookAnswer {
@@ -51,6 +79,8 @@ export interface PipelineFeature {
   readonly beforeRoute?: BeforeRouteHook;
   readonly beforeAttempt?: BeforeAttemptHook;
   readonly afterResponse?: AfterResponseHook;
+  /** The guard stage (guard.ts); at most one feature has it. */
+  readonly guard?: GuardStage;
 }
 
 export class PipelineHooks {
@@ -58,8 +88,10 @@ export class PipelineHooks {
   readonly beforeAttempt: BeforeAttemptHook[] = [];
   /** Already in the order they run: the latest registered first. */
   readonly afterResponse: AfterResponseHook[] = [];
+  guard: GuardStage | undefined;
 
   use(feature: PipelineFeature): this {
+    if (feature.guard) this.guard = feature.guard;
     if (feature.beforeRoute) this.beforeRoute.push(feature.beforeRoute);
     if (feature.beforeAttempt) this.beforeAttempt.push(feature.beforeAttempt);
     if (feature.afterResponse) this.afterResponse.unshift(feature.afterResponse);

@@ -26,7 +26,7 @@ import {
   type RecordParts,
   recordParts,
 } from './record.ts';
-import { credentialsOf, dryRunOf, routeCall, targetFor } from './route.ts';
+import { credentialsOf, dryRunOf, routeCall, routingConfigIdOf, targetFor } from './route.ts';
 import type { PipelineReply, ProxyCall, ProxyInput, RoutePlan } from './types.ts';
 
 export interface RawCallSpec {
@@ -157,6 +157,13 @@ export async function runRawCall(input: ProxyInput, spec: RawCallSpec, deps: Pip
     if (deps.hooks.beforeRoute.length > 0) {
       const pending = runBeforeRoute(deps.hooks, call);
       if (pending) await pending;
+    }
+    const guard = deps.hooks.guard;
+    if (guard && spec.promptText !== '' && !(input.dryRun === true || call.hdr.dryRun)) {
+      // The body goes upstream as written: the checks may refuse it or record, never rewrite it.
+      const subject = { routingConfigId: () => routingConfigIdOf(spec.model, input.principal.orgId, deps.live) };
+      const checked = guard.checkTexts(call, [spec.promptText], subject, false);
+      if (checked instanceof Promise) await checked;
     }
     const plan = routeCall(
       { model: spec.model, principal: input.principal, hdr: call.hdr, kind: 'chat', facts: () => facts(spec, call) },

@@ -34,15 +34,24 @@ const MODEL_NAME = /^[\x21-\x7e]{1,256}$/;
 export function routeCall(req: RouteRequest, live: LiveState): RoutePlan {
   if (!MODEL_NAME.test(req.model))
     throw new GatewayError('invalid_model', { vars: { model: echo(req.model) }, param: 'model' });
-  const ref = parseModelRef(req.model);
+  // An org's alias stands for a model or a slug before anything else reads the name.
+  const aliased = live.modelAlias(req.principal.orgId, req.model);
+  const model = aliased ?? req.model;
+  const ref = parseModelRef(model);
   if (!ref)
     throw new GatewayError('model_not_found', {
-      vars: { model: echo(req.model), accepted: acceptedModelForms(echo(req.model)) },
+      vars: { model: echo(model), accepted: acceptedModelForms(echo(model)) },
       param: 'model',
     });
+  // An allow-list admits an alias by its own name (like a slug) or by what it stands for.
   const allow = req.principal.modelAllow;
-  if (allow != null && !keyAllows(allow, req.model, ref))
+  if (allow != null && !keyAllows(allow, model, ref) && !(aliased && compiledMatches(allow, req.model)))
     throw new GatewayError('model_not_allowed', { vars: { model: echo(req.model) }, param: 'model' });
+  const plan = planOf(ref, req, live);
+  return aliased === undefined ? plan : { ...plan, alias: { name: req.model, model: aliased } };
+}
+
+function planOf(ref: ModelRef, req: RouteRequest, live: LiveState): RoutePlan {
   if (ref.kind === 'direct') return directPlan(ref.resolved, req, live);
   if (req.hdr.providerKey) throw new GatewayError('provider_key_not_allowed', { param: 'model' });
   const cfg = live.config(req.principal.orgId, ref.slug);
@@ -88,7 +97,8 @@ function refuseWrongKind(decision: Decision, kind: RouteRequest['kind'], slug: s
 }
 
 export function dryRunOf(plan: RoutePlan): DryRunEnvelope {
-  return plan.kind === 'config' ? plan.envelope : directDryRun(plan.target.model, plan.target.vendorAsSent);
+  const envelope = plan.kind === 'config' ? plan.envelope : directDryRun(plan.target.model, plan.target.vendorAsSent);
+  return plan.alias ? { dry_run: { ...envelope.dry_run, alias: plan.alias } } : envelope;
 }
 
 function directPlan(
@@ -142,4 +152,11 @@ export function targetFor(
 export function targetOf(live: LiveState, orgId: string, ref: CandidateRef): ChatTarget | undefined {
   const stored = credentialOf(live, orgId, ref);
   return stored ? targetFor(ref, stored) : undefined;
+}
+
+/** The routing config a call names (`@slug`, directly or through an org alias), by id: guardrail scopes match on it. */
+export function routingConfigIdOf(model: string, orgId: string, live: LiveState): string | null {
+  const name = live.modelAlias(orgId, model) ?? model;
+  if (!name.startsWith('@')) return null;
+  return live.config(orgId, name.slice(1))?.id ?? null;
 }

@@ -13,12 +13,15 @@ import { eventStreamException } from '../providers/registry.ts';
 import type { ChatAdapter, StreamDecoder, Target, UpstreamEvent } from '../providers/types.ts';
 import { isRecord } from '../util/json.ts';
 import type { ChatCall } from './call.ts';
+import type { StreamGuard, StreamGuardStep } from './guard.ts';
 
 /** Turns upstream records into the caller's SSE text (shared by both relay paths). */
 interface Processor {
   push(ev: UpstreamEvent): string;
-  end(): string;
+  end(): string | Promise<string>;
   fail(error: UpstreamErrorInfo): string;
+  /** Set once the processor ended the caller's stream itself (a guardrail refused the answer). */
+  readonly closed?: boolean;
 }
 
 interface RelayInput {
@@ -92,13 +95,15 @@ class Relay implements StreamRelay {
     const splitter = recordSplitter(input.adapter.streamFraming);
     try {
       for await (const chunk of input.body) {
-        if (signal.aborted) break;
+        if (signal.aborted || processor.closed) break;
         for (const ev of splitter.push(chunk)) this.#pending += processor.push(ev);
         await this.#send(sink);
       }
-      if (!signal.aborted) {
+      if (processor.closed) input.body.dump().catch(() => {});
+      else if (!signal.aborted) {
         for (const ev of splitter.end()) this.#pending += processor.push(ev);
-        this.#pending += processor.end();
+        const end = processor.end();
+        this.#pending += typeof end === 'string' ? end : await end;
         await this.#send(sink);
       }
     } catch (err) {
@@ -143,15 +148,12 @@ class Relay implements StreamRelay {
 
 function makeProcessor(input: RelayInput, summary: StreamSummary): Processor {
   const { call } = input;
-  const processor = input.passthrough
-    ? new PassthroughProcessor(call, summary)
-    : new TranslatingProcessor(input, summary, call.collectAnswer === true);
+  if (!input.passthrough) return new TranslatingProcessor(input, summary, call.collectAnswer === true);
+  const processor = new PassthroughProcessor(call, summary);
   // A hook that asked for this answer (collectAnswer) needs it whole, in IR form; other calls pay
   // nothing for that. The pass-through path has no IR events of its own: it decodes the upstream
   // records a second time.
-  return input.passthrough && call.collectAnswer === true
-    ? new CollectingProcessor(processor, input, summary)
-    : processor;
+  return call.collectAnswer === true ? new CollectingProcessor(processor, input, summary) : processor;
 }
 
 /**
@@ -198,12 +200,12 @@ function frameBytes(data: string): string | undefined {
 
 /** A pass-through whose answer is also assembled in IR form, from a second decode of the records. */
 class CollectingProcessor implements Processor {
-  readonly #inner: Processor;
+  readonly #inner: PassthroughProcessor;
   readonly #decoder: StreamDecoder;
   readonly #assembler = new ResponseAssembler();
   readonly #summary: StreamSummary;
 
-  constructor(inner: Processor, input: RelayInput, summary: StreamSummary) {
+  constructor(inner: PassthroughProcessor, input: RelayInput, summary: StreamSummary) {
     this.#inner = inner;
     this.#decoder = input.adapter.newStreamDecoder(input.target);
     this.#summary = summary;
@@ -232,13 +234,19 @@ function settle(summary: StreamSummary, assembler: ResponseAssembler): void {
   if (response) summary.response = response;
 }
 
-/** Another family's upstream: records decoded to IR events, encoded in the caller's family. */
+/**
+ * Another family's upstream: records decoded to IR events, encoded in the caller's family. A call
+ * with a guard (guard.ts) takes this path whatever the upstream: the summary and the assembled
+ * answer see the model's own events (the copy kept at rest), the caller the guarded ones.
+ */
 class TranslatingProcessor implements Processor {
   readonly #call: ChatCall;
   readonly #summary: StreamSummary;
   readonly #decoder: StreamDecoder;
   readonly #encoder: StreamEncoder;
   readonly #assembler: ResponseAssembler | undefined;
+  readonly #guard: StreamGuard | undefined;
+  closed = false;
 
   constructor(input: RelayInput, summary: StreamSummary, collect: boolean) {
     const { call } = input;
@@ -250,22 +258,50 @@ class TranslatingProcessor implements Processor {
       call.includeUsage,
     );
     this.#assembler = collect ? new ResponseAssembler() : undefined;
+    this.#guard = call.guard?.openStream();
   }
 
   push(ev: UpstreamEvent): string {
+    if (this.closed) return '';
     return this.#translate(this.#decoder.push(ev));
   }
 
-  end(): string {
-    let out = this.#translate(this.#decoder.end());
-    for (const s of this.#encoder.end()) out += s;
-    if (this.#assembler) settle(this.#summary, this.#assembler);
-    return out;
+  end(): string | Promise<string> {
+    if (this.closed) return '';
+    const out = this.#translate(this.#decoder.end());
+    if (this.closed) return out;
+    if (this.#guard) return this.#finishGuarded(this.#guard, out);
+    return this.#close(out);
   }
 
   fail(error: UpstreamErrorInfo): string {
+    if (this.closed) return '';
     this.#summary.error = error;
+    this.#keepAtRest();
     return this.#call.codec.errorRecord(fromUpstream(error));
+  }
+
+  async #finishGuarded(guard: StreamGuard, head: string): Promise<string> {
+    const step = await guard.finish();
+    const out = head + this.#encode(step);
+    return this.closed ? out : this.#close(out);
+  }
+
+  #close(head: string): string {
+    let out = head;
+    for (const s of this.#encoder.end()) out += s;
+    if (this.#assembler) settle(this.#summary, this.#assembler);
+    this.#keepAtRest();
+    return out;
+  }
+
+  /** What the log and the cache keep: the model's answer with output matches masked, no original restored. */
+  #keepAtRest(): void {
+    const guard = this.#guard;
+    if (!guard) return;
+    const summary = this.#summary;
+    summary.text = guard.atRestText(summary.text);
+    if (summary.response) summary.response = guard.atRest(summary.response);
   }
 
   #translate(events: StreamEvent[]): string {
@@ -273,7 +309,30 @@ class TranslatingProcessor implements Processor {
     for (const e of events) {
       observe(this.#summary, e);
       this.#assembler?.push(e);
-      for (const s of this.#encoder.push(e)) out += s;
+      if (this.#guard) {
+        out += this.#encode(this.#guard.push(e));
+        if (this.closed) break;
+      } else for (const s of this.#encoder.push(e)) out += s;
+    }
+    return out;
+  }
+
+  /** Encodes what the guard let through; a refusal ends the caller's stream with the family's error record. */
+  #encode(step: StreamGuardStep): string {
+    let out = '';
+    for (const e of step.events) for (const s of this.#encoder.push(e)) out += s;
+    if (step.blocked) {
+      this.closed = true;
+      const e = step.blocked;
+      this.#summary.error = {
+        status: e.status,
+        kind: 'invalid_request',
+        code: e.code,
+        message: e.message,
+        retryable: false,
+      };
+      this.#keepAtRest();
+      out += this.#call.codec.errorRecord(e);
     }
     return out;
   }

@@ -9,9 +9,10 @@ import type { StreamRelay, StreamSummary } from '../ir/outcome.ts';
 import type { ChatResponse, Usage } from '../ir/types.ts';
 import type { ResolvedCredential } from '../live/credentials.ts';
 import type { Principal } from '../live/principals.ts';
+import type { ModelPrice } from '../providers/catalog/types.ts';
 import type { VendorId } from '../providers/types.ts';
 import type { HealthTracker } from '../routing/health.ts';
-import type { ConfigRef, DryRunEnvelope } from '../routing/trace.ts';
+import type { AliasUse, ConfigRef, DryRunEnvelope } from '../routing/trace.ts';
 import type { ActiveConfig, CandidateRef, Decision } from '../routing/types.ts';
 import type { ChatCall, ChatTarget } from './call.ts';
 
@@ -23,7 +24,13 @@ export interface LiveState {
   config(orgId: string, slug: string): ActiveConfig | undefined;
   /** Whether a project is soft-deleted (its configs no longer serve). */
   projectDeleted(projectId: string): boolean;
+  /** The project's `list_models` setting: its keys see their callable models at GET /v1/models. */
+  listsModels(projectId: string): boolean;
   health: HealthTracker;
+  /** The model an org's alias stands for (`@slug` or `vendor/model`); undefined when the name is no alias. */
+  modelAlias(orgId: string, name: string): string | undefined;
+  /** The org's own rates for a model (a price override), to pass to computeCost; undefined for list prices. */
+  priceOverride(orgId: string, vendor: VendorId, model: string): ModelPrice | undefined;
 }
 
 export type CallKind = 'chat' | 'embeddings' | 'count_tokens' | 'raw';
@@ -86,7 +93,7 @@ export type EndWork = (record: CallRecord | undefined) => void;
  */
 export type FeatureNotes = Record<string, Readonly<Record<string, unknown>>>;
 
-export type RoutePlan =
+export type RoutePlan = (
   | {
       kind: 'direct';
       target: ChatTarget;
@@ -94,7 +101,11 @@ export type RoutePlan =
       alternates: readonly ResolvedCredential[];
       config: null;
     }
-  | { kind: 'config'; cfg: ActiveConfig; config: ConfigRef; decision: Decision; envelope: DryRunEnvelope };
+  | { kind: 'config'; cfg: ActiveConfig; config: ConfigRef; decision: Decision; envelope: DryRunEnvelope }
+) & {
+  /** Set when the caller named an org's model alias: the name and what it stood for (shown in the trace). */
+  alias?: AliasUse;
+};
 
 /** A finished answer for the HTTP layer to write; `done()` runs the afterResponse hooks. */
 export type PipelineReply =

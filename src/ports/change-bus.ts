@@ -11,7 +11,9 @@ export type ChangeTopic =
   | 'routing_config'
   | 'budget'
   | 'webhook_endpoint'
-  | 'cache_entry';
+  | 'cache_entry'
+  | 'guardrail'
+  | 'model_setting';
 
 export interface ChangeEvent {
   topic: ChangeTopic;

@@ -15,6 +15,7 @@ export const DOMAIN_EVENT_TYPES = [
   'project.created',
   'project.deleted',
   'api_key.created',
+  'api_key.rotated',
   'api_key.revoked',
   'budget.threshold_reached',
   'budget.exceeded',
@@ -25,6 +26,8 @@ export const DOMAIN_EVENT_TYPES = [
   'response.completed',
   'webhook.test',
   'webhook_endpoint.disabled',
+  'guardrail.blocked',
+  'mcp_server.health_changed',
 ] as const;
 
 export type DomainEventType = (typeof DOMAIN_EVENT_TYPES)[number];

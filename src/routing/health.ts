@@ -13,8 +13,22 @@ export interface HealthOptions extends BreakerOptions {
 
 const DEFAULTS: HealthOptions = { ...BREAKER_DEFAULTS, windowMs: 300_000, maxSamples: 50 };
 
+/**
+ * One candidate's state. Found through vendor then model, so a call (whose ref is often built per
+ * call) costs two map lookups and no string; `key` is the breaker's name for it, built once.
+ */
+interface Candidate {
+  readonly key: string;
+  /** The last `maxSamples` latencies as a ring: `at[i]` when sample i was taken, `ms[i]` its latency. */
+  readonly at: Float64Array;
+  readonly ms: Float64Array;
+  /** Where the next sample goes. */
+  next: number;
+  size: number;
+}
+
 export class HealthTracker implements HealthView {
-  private readonly samples = new Map<string, Array<{ at: number; ms: number }>>();
+  private readonly candidates = new Map<string, Map<string, Candidate>>();
   private readonly breaker: Breaker;
   private readonly opts: HealthOptions;
   /**
@@ -29,31 +43,51 @@ export class HealthTracker implements HealthView {
     this.credentials = new Breaker(this.opts);
   }
 
+  private find(ref: CandidateRef): Candidate | undefined {
+    return this.candidates.get(ref.vendor)?.get(ref.model);
+  }
+
+  private findOrAdd(ref: CandidateRef): Candidate {
+    let models = this.candidates.get(ref.vendor);
+    if (models === undefined) {
+      models = new Map();
+      this.candidates.set(ref.vendor, models);
+    }
+    let c = models.get(ref.model);
+    if (c === undefined) {
+      const n = Math.max(0, this.opts.maxSamples);
+      c = { key: keyOf(ref), at: new Float64Array(n), ms: new Float64Array(n), next: 0, size: 0 };
+      models.set(ref.model, c);
+    }
+    return c;
+  }
+
   /** Records one finished attempt. Only failures that are the upstream's fault count against it. */
   record(ref: CandidateRef, ok: boolean, latencyMs: number, now: number = Date.now()): void {
-    const key = keyOf(ref);
+    const c = this.findOrAdd(ref);
     if (!ok) {
-      this.breaker.failure(key, now);
+      this.breaker.failure(c.key, now);
       return;
     }
-    this.breaker.success(key);
-    let list = this.samples.get(key);
-    if (!list) {
-      list = [];
-      this.samples.set(key, list);
-    }
-    list.push({ at: now, ms: latencyMs });
-    if (list.length > this.opts.maxSamples) list.shift();
+    this.breaker.success(c.key);
+    if (c.at.length === 0) return;
+    c.at[c.next] = now;
+    c.ms[c.next] = latencyMs;
+    c.next = c.next + 1 === c.at.length ? 0 : c.next + 1;
+    if (c.size < c.at.length) c.size++;
   }
 
   coolingDown(ref: CandidateRef, now: number): boolean {
-    return this.breaker.coolingDown(keyOf(ref), now);
+    // A breaker only ever opens through record(), which added the candidate first.
+    const c = this.find(ref);
+    return c !== undefined && this.breaker.coolingDown(c.key, now);
   }
 
   p50(ref: CandidateRef, now: number): number | undefined {
-    const list = this.samples.get(keyOf(ref));
-    if (!list) return undefined;
-    const recent = list.filter((s) => now - s.at <= this.opts.windowMs).map((s) => s.ms);
+    const c = this.find(ref);
+    if (c === undefined) return undefined;
+    const recent: number[] = [];
+    for (let i = 0; i < c.size; i++) if (now - c.at[i] <= this.opts.windowMs) recent.push(c.ms[i]);
     if (recent.length === 0) return undefined;
     recent.sort((a, b) => a - b);
     const mid = recent.length >> 1;
@@ -62,7 +96,7 @@ export class HealthTracker implements HealthView {
 
   /** Test hook: forget everything. */
   reset(): void {
-    this.samples.clear();
+    this.candidates.clear();
     this.breaker.reset();
     this.credentials.reset();
   }

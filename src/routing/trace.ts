@@ -9,6 +9,12 @@ export interface ConfigRef {
   version: number;
 }
 
+/** A model alias the caller used: its name and the model or `@slug` it stands for. */
+export interface AliasUse {
+  name: string;
+  model: string;
+}
+
 export interface DecisionTrace {
   policy: string;
   config: ConfigRef | null;
@@ -19,6 +25,7 @@ export interface DecisionTrace {
   /** The attempt whose answer was returned. */
   served_by: { model: string; provider: string } | null;
   warnings?: string[];
+  alias?: AliasUse;
 }
 
 export interface DryRunEnvelope {
@@ -29,6 +36,7 @@ export interface DryRunEnvelope {
     candidates: CandidateTrace[];
     matched_rule: string | null;
     variant_bucket: string | null;
+    alias?: AliasUse;
   };
 }
 

@@ -1,6 +1,7 @@
 // Row <-> record conversion for API keys. Stored JSON is read defensively: a hand-edited or older row
 // yields "no limit" / "no pattern" rather than a crash in the principal mirror.
 import type { RateLimits } from '../ports/counters.ts';
+import { defaultKeyRole, isRole, type Role } from '../ports/roles.ts';
 import { fromJsonText, isRecord } from '../util/json.ts';
 import type { ApiKeysTable } from './schema.ts';
 
@@ -10,6 +11,7 @@ export interface ApiKeyRecord {
   projectId: string | null;
   name: string;
   prefix: string;
+  role: Role;
   /** The key's own rate limits; null for none. */
   rateLimits: RateLimits | null;
   /** Model glob / `@slug` patterns the key may call; null for every model. */
@@ -57,6 +59,15 @@ function metadataOf(text: string | null): Record<string, string> | null {
   return out;
 }
 
+/**
+ * A row from before roles reads as its scope's role; a value no release writes (a hand edit) reads
+ * as inference, which can do nothing in the management API.
+ */
+function roleOf(r: ApiKeysTable): Role {
+  if (r.role === null) return defaultKeyRole(r.project_id);
+  return isRole(r.role) ? r.role : 'inference';
+}
+
 export function jsonOrNull(v: object | null | undefined): string | null {
   return v === null || v === undefined ? null : JSON.stringify(v);
 }
@@ -68,6 +79,7 @@ export function toAuthRow(r: ApiKeysTable): ApiKeyAuthRow {
     projectId: r.project_id,
     name: r.name,
     prefix: r.prefix,
+    role: roleOf(r),
     rateLimits: rateLimitsOf(r.rate_limits),
     allowedModels: patternsOf(r.allowed_models),
     expiresAt: r.expires_at,

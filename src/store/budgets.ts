@@ -9,13 +9,13 @@ import { type ChangePublisher, NO_CHANGES } from './changes.ts';
 import type { Db } from './db.ts';
 import { appendEvents } from './outbox.ts';
 
-export type BudgetScopeType = 'org' | 'project' | 'api_key' | 'end_user' | 'tag';
+export type BudgetScopeType = 'org' | 'project' | 'api_key' | 'end_user' | 'tag' | 'key_metadata';
 
 export interface BudgetScope {
   type: BudgetScopeType;
   /** A project, API key or end-user id. */
   id?: string;
-  /** A tag as `key=value`. */
+  /** A tag, or a pair of the calling key's metadata, as `name=value`. */
   value?: string;
 }
 
@@ -58,7 +58,8 @@ export interface BudgetStore {
   /** Deleted budgets included. */
   get(orgId: string, id: string): Promise<BudgetRecord | undefined>;
   /** Live budgets by id. */
-  list(orgId: string, page: { afterId?: string; limit: number }): Promise<BudgetRecord[]>;
+  /** `projectId`: only budgets scoped to that one project (what a project-bound caller manages). */
+  list(orgId: string, page: { afterId?: string; limit: number; projectId?: string }): Promise<BudgetRecord[]>;
   /** Undefined when no live budget has the id. */
   update(orgId: string, id: string, patch: BudgetPatch): Promise<BudgetRecord | undefined>;
   /** The deleted budget; undefined when no live budget has the id. */
@@ -183,6 +184,8 @@ export function createBudgetStore(baseDb: Db, changes: ChangePublisher = NO_CHAN
     async list(orgId, page) {
       let q = db.selectFrom('budgets').selectAll().where('org_id', '=', orgId).where('deleted_at', 'is', null);
       if (page.afterId !== undefined) q = q.where('id', '>', page.afterId);
+      if (page.projectId !== undefined)
+        q = q.where('scope_type', '=', 'project').where('scope_id', '=', page.projectId);
       const rows = await q.orderBy('id').limit(page.limit).execute();
       return rows.map(toRecord);
     },

@@ -7,8 +7,11 @@ import { type CacheEntryStore, createCacheEntryStore } from './cache-entries.ts'
 import { type ChangePublisher, NO_CHANGES } from './changes.ts';
 import { type Db, type Dialect, openDb } from './db.ts';
 import { createFileStore, type FileStore } from './files.ts';
+import { createGuardrailStore, type GuardrailStore } from './guardrails.ts';
 import { createJobStore, type JobStore } from './jobs.ts';
+import { createMcpServerStore, type McpServerStore } from './mcp-servers.ts';
 import { migrateToLatest } from './migrations/index.ts';
+import { createModelSettingStore, type ModelSettingStore } from './model-settings.ts';
 import { createOrgKeyStore, type OrgKeyStore } from './org-keys.ts';
 import { createProjectStore, type ProjectStore } from './projects.ts';
 import { createProviderStore, type ProviderStore } from './providers.ts';
@@ -16,6 +19,7 @@ import { createRequestLogStore, type RequestLogStore } from './request-logs.ts';
 import { createResponseStore, type ResponseStore } from './responses.ts';
 import { type AnalyticsStore, createAnalyticsStore } from './rollups-read.ts';
 import { createRoutingConfigStore, type RoutingConfigStore } from './routing-configs.ts';
+import { createUserStore, type UserStore } from './users.ts';
 import { createWebhookDeliveryStore, type WebhookDeliveryStore } from './webhook-deliveries.ts';
 import { createWebhookEndpointStore, type WebhookEndpointStore } from './webhook-endpoints.ts';
 
@@ -44,6 +48,14 @@ export interface Stores {
   responses: ResponseStore;
   /** Management writes, hash-chained per organization. */
   auditLog: AuditLogStore;
+  /** People signed in through single sign-on, and their sessions. */
+  users: UserStore;
+  /** Guardrail policies (the live mirror keeps them in memory for the proxy). */
+  guardrails: GuardrailStore;
+  /** Model aliases and price overrides per organization (mirrored in memory for the proxy). */
+  modelSettings: ModelSettingStore;
+  /** MCP tool servers behind /mcp/v1, and the tool patterns of API keys. */
+  mcpServers: McpServerStore;
 }
 
 export interface StoreHandle {
@@ -72,6 +84,10 @@ export function createStores(db: Db, changes: ChangePublisher = NO_CHANGES): Sto
     files: createFileStore(db),
     responses: createResponseStore(db),
     auditLog: createAuditLogStore(db),
+    users: createUserStore(db),
+    guardrails: createGuardrailStore(db, changes),
+    modelSettings: createModelSettingStore(db, changes),
+    mcpServers: createMcpServerStore(db),
   };
 }
 

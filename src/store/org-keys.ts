@@ -3,6 +3,7 @@
 // hot path awaits this store. Creating, updating and revoking keys publishes an `api_key` change.
 
 import type { RateLimits } from '../ports/counters.ts';
+import { defaultKeyRole, type Role } from '../ports/roles.ts';
 import { nowIso } from '../util/time.ts';
 import { type ApiKeyAuthRow, type ApiKeyRecord, jsonOrNull, toAuthRow, toRecord, withoutHash } from './api-key-rows.ts';
 import { type ChangePublisher, NO_CHANGES } from './changes.ts';
@@ -25,6 +26,8 @@ export interface NewApiKey {
   name: string;
   keyHash: string;
   prefix: string;
+  /** Default: the scope's (org-wide admin, project inference). */
+  role?: Role;
   /** Default null. */
   rateLimits?: RateLimits | null;
   allowedModels?: string[] | null;
@@ -35,6 +38,7 @@ export interface NewApiKey {
 /** Renames and limit changes are not domain events (nothing outside the gateway acts on them). */
 export interface ApiKeyPatch {
   name?: string;
+  role?: Role;
   /** null removes the key's limits. */
   rateLimits?: RateLimits | null;
   allowedModels?: string[] | null;
@@ -145,6 +149,7 @@ export function createOrgKeyStore(db: Db, changes: ChangePublisher = NO_CHANGES)
         last_used_at: null,
         previous_key_hash: null,
         previous_key_expires_at: null,
+        role: k.role ?? defaultKeyRole(k.projectId),
       };
       await db.transaction().execute(async (tx) => {
         await tx.insertInto('api_keys').values(row).execute();
@@ -186,6 +191,7 @@ export function createOrgKeyStore(db: Db, changes: ChangePublisher = NO_CHANGES)
     async updateKey(orgId, id, patch) {
       const set: Partial<ApiKeysTable> = { updated_at: nowIso() };
       if (patch.name !== undefined) set.name = patch.name;
+      if (patch.role !== undefined) set.role = patch.role;
       if (patch.rateLimits !== undefined) set.rate_limits = rateLimitsText(patch.rateLimits);
       if (patch.allowedModels !== undefined) set.allowed_models = jsonOrNull(patch.allowedModels);
       if (patch.expiresAt !== undefined) set.expires_at = patch.expiresAt;
@@ -251,7 +257,7 @@ export function createOrgKeyStore(db: Db, changes: ChangePublisher = NO_CHANGES)
           .executeTakeFirst();
         if (!cur) return undefined;
         const keep = rotation.previousExpiresAt !== null;
-        return tx
+        const updated = await tx
           .updateTable('api_keys')
           .set({
             key_hash: rotation.keyHash,
@@ -264,6 +270,16 @@ export function createOrgKeyStore(db: Db, changes: ChangePublisher = NO_CHANGES)
           .where('id', '=', id)
           .returningAll()
           .executeTakeFirst();
+        if (!updated) return undefined;
+        // The event names the key and when its old plaintext stops working, never either plaintext or hash.
+        await appendEvents(tx, [
+          {
+            orgId,
+            type: 'api_key.rotated',
+            data: { ...keyEventData(updated), previous_key_expires_at: rotation.previousExpiresAt },
+          },
+        ]);
+        return updated;
       });
       if (!row) return undefined;
       await changed(orgId, id);

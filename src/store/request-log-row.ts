@@ -44,6 +44,8 @@ export interface RequestLogRow {
   cacheSimilarity: number | null;
   /** Shadow mode's would-be hits: whether the fresh answer matched the cached one. */
   cacheShadowMatch: boolean | null;
+  /** The OpenTelemetry trace id of a traced call (the tracing feature's note); absent when not traced. */
+  otelTraceId?: string | null;
 }
 
 const flag = (v: boolean | null): number | null => (v === null ? null : v ? 1 : 0);
@@ -82,6 +84,7 @@ export function toLogTable(r: RequestLogRow): RequestLogsTable {
     saved_cost_usd: r.savedCostUsd ?? 0,
     cache_similarity: r.cacheSimilarity ?? null,
     cache_shadow_match: flag(r.cacheShadowMatch ?? null),
+    otel_trace_id: r.otelTraceId ?? null,
   };
 }
 
@@ -119,6 +122,8 @@ export function fromLogTable(t: RequestLogsTable): RequestLogRow {
     savedCostUsd: Number(t.saved_cost_usd),
     cacheSimilarity: t.cache_similarity === null ? null : Number(t.cache_similarity),
     cacheShadowMatch: t.cache_shadow_match === null ? null : Number(t.cache_shadow_match) === 1,
+    // Only when there is one, as the row the hook builds carries it only for traced calls.
+    ...(t.otel_trace_id == null ? {} : { otelTraceId: t.otel_trace_id }),
   };
 }
 
@@ -160,6 +165,7 @@ export function logValues(r: RequestLogRow): LogValue[] {
     r.savedCostUsd ?? 0,
     r.cacheSimilarity ?? null,
     flag(r.cacheShadowMatch ?? null),
+    r.otelTraceId ?? null,
   ];
 }
 

@@ -43,6 +43,7 @@ export const LOG_COLUMNS: ReadonlyArray<keyof RequestLogsTable> = [
   'saved_cost_usd',
   'cache_similarity',
   'cache_shadow_match',
+  'otel_trace_id',
 ];
 
 /** Positional INSERT of one row in LOG_COLUMNS order; a replayed id is ignored. */

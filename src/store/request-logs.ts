@@ -26,6 +26,10 @@ export interface LogFilters {
   traceId?: string;
   conversationId?: string;
   requestType?: string;
+  /** MCP tool calls to the server of this name (their model_requested is `<server>__<tool>`). */
+  mcpServer?: string;
+  /** MCP tool calls of this tool, by its own or its federated name. */
+  tool?: string;
 }
 
 export interface LatencySample {
@@ -156,6 +160,17 @@ export function createRequestLogStore(db: Db): RequestLogStore {
       if (f.traceId !== undefined) q = q.where('trace_id', '=', f.traceId);
       if (f.conversationId !== undefined) q = q.where('conversation_id', '=', f.conversationId);
       if (f.requestType !== undefined) q = q.where('request_type', '=', f.requestType);
+      if (f.mcpServer !== undefined) {
+        q = q
+          .where('request_type', '=', 'mcp_tool_call')
+          .where(likeEscaped('model_requested', `${escapeLike(f.mcpServer)}\\_\\_%`));
+      }
+      if (f.tool !== undefined) {
+        const t = f.tool;
+        q = q
+          .where('request_type', '=', 'mcp_tool_call')
+          .where((eb) => eb.or([eb('model_used', '=', t), eb('model_requested', '=', t)]));
+      }
       for (const [k, v] of Object.entries(f.tags ?? {})) {
         // Tags are written with JSON.stringify, so a pair always appears as this exact fragment.
         const fragment = `${JSON.stringify(k)}:${JSON.stringify(v)}`;

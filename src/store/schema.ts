@@ -31,6 +31,8 @@ export interface ApiKeysTable {
   /** The hash a rotation replaced; its plaintext works until previous_key_expires_at. */
   previous_key_hash: string | null;
   previous_key_expires_at: string | null;
+  /** admin | developer | viewer | inference (migration 175); null reads as the scope's default. */
+  role: string | null;
 }
 
 export interface ProjectsTable {
@@ -100,6 +102,8 @@ export interface RequestLogsTable {
   cache_similarity: number | null;
   /** Shadow mode's would-be hits: 1 when the fresh answer matched the cached one, else 0. */
   cache_shadow_match: number | null;
+  /** The OpenTelemetry trace the call was recorded in, 32 hex digits (migration 190); null when not traced. */
+  otel_trace_id: string | null;
   created_at: string;
 }
 

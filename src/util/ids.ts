@@ -35,7 +35,12 @@ export type IdPrefix =
   | 'batch'
   | 'msgbatch'
   | 'budget'
-  | 'aud';
+  | 'guardrail'
+  | 'aud'
+  | 'user'
+  | 'sess'
+  | 'mset'
+  | 'mcp';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${next().toLowerCase()}`;

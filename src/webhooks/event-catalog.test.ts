@@ -22,6 +22,7 @@ const EXPECTED: EventType[] = [
   'project.created',
   'project.deleted',
   'api_key.created',
+  'api_key.rotated',
   'api_key.revoked',
   'budget.threshold_reached',
   'budget.exceeded',
@@ -32,6 +33,8 @@ const EXPECTED: EventType[] = [
   'response.completed',
   'webhook.test',
   'webhook_endpoint.disabled',
+  'guardrail.blocked',
+  'mcp_server.health_changed',
 ];
 
 test('the catalog lists exactly the agreed event types, each described with an example', () => {

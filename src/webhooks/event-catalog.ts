@@ -62,6 +62,16 @@ const CATALOG = {
     description: 'An API key was created (the key itself is never sent).',
     example: { id: 'key_01jx2ma3t0', name: 'ci', project_id: 'proj_01jx2m7z9c' },
   },
+  'api_key.rotated': {
+    description:
+      'An API key was rotated: it has a new plaintext, and the old one works until `previous_key_expires_at` (null: refused at once). Neither plaintext is ever sent.',
+    example: {
+      id: 'key_01jx2ma3t0',
+      name: 'ci',
+      project_id: 'proj_01jx2m7z9c',
+      previous_key_expires_at: '2025-06-02T12:00:00.000Z',
+    },
+  },
   'api_key.revoked': {
     description: 'An API key was revoked, directly or because its project was deleted.',
     example: { id: 'key_01jx2ma3t0', name: 'ci', project_id: 'proj_01jx2m7z9c' },
@@ -122,6 +132,34 @@ const CATALOG = {
       id: 'whep_01jx2mg7rb',
       url: 'https://hooks.example.com/switchyard',
       reason: 'every delivery attempt failed since 2025-05-27T09:14:03.120Z',
+    },
+  },
+  'guardrail.blocked': {
+    description:
+      'A guardrail policy in enforce mode refused a call (400 guardrail_blocked) or ended its stream. Names the policy, the check and the entity types found, never the matched text.',
+    example: {
+      request_id: 'req_01jx2mh4zq',
+      project_id: 'proj_01jx2m7z9c',
+      api_key_id: 'key_01jx2ma3t0',
+      model: 'openai/gpt-4o-mini',
+      policy_id: 'guardrail_01jx2mj8vd',
+      policy_name: 'no card numbers',
+      check: 'pii',
+      check_index: 0,
+      stage: 'input',
+      entities: { credit_card: 1 },
+    },
+  },
+  'mcp_server.health_changed': {
+    description:
+      'A registered MCP tool server became reachable (`up`) or stopped answering (`down`: a failed connect, a stdio process that exited, a call that could not reach it).',
+    example: {
+      id: 'mcp_01jx2mk3wd',
+      name: 'github',
+      transport: 'streamable_http',
+      previous: 'up',
+      current: 'down',
+      reason: 'connect timed out after 10000 ms',
     },
   },
 } as const satisfies Record<DomainEventType, { description: string; example: Record<string, unknown> }>;

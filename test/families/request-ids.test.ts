@@ -163,6 +163,33 @@ describe('every other answer', () => {
     }
   });
 
+  test('replies that write their own head: the log and audit exports, MCP', async () => {
+    const auth = { authorization: `Bearer ${env.gw.adminKey}` };
+    for (const path of [
+      '/manage/v1/logs/export',
+      '/manage/v1/logs/export?format=csv',
+      '/manage/v1/audit-logs/export',
+    ]) {
+      const res = await fetch(`${env.gw.url}${path}`, { headers: auth });
+      await res.arrayBuffer();
+      assert.equal(res.status, 200, path);
+      assertIds(res.headers);
+    }
+    const mcp = await fetch(`${env.gw.url}/mcp`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      }),
+    });
+    await mcp.arrayBuffer();
+    assert.equal(mcp.status, 200);
+    assertIds(mcp.headers);
+  });
+
   test('an upstream request id in a reply header map is dropped, so ours is the only one', () => {
     const h = safeHeaders({ 'request-id': 'req_up1', 'X-Request-Id': 'req_up2', 'x-svc-model-used': 'm', 'x-id': 'k' });
     assert.deepEqual(h, { 'x-svc-model-used': 'm', 'x-id': 'k' });

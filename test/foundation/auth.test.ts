@@ -41,6 +41,16 @@ describe('auth', () => {
     }
   });
 
+  test('a path the router matches to a protected route is refused without a key, however it is spelled', async () => {
+    // %61 is "a": the router decodes it and matches the chat route, whose own path is protected.
+    for (const path of ['/%61lpha/v1/chat/completions', '/%6Danage/v1/projects']) {
+      const r = await call({ url: gw.url, adminKey: '' }, 'POST', path, {}, { authorization: '' });
+      assert.equal(r.status, 401, path);
+    }
+    const ok = await call(gw, 'GET', '/%6Danage/v1/projects');
+    assert.equal(ok.status, 200, 'with a key the same spelling is served');
+  });
+
   test('Bearer and x-api-key both work; public routes need no key; every response has a request id', async () => {
     const bearer = await call(gw, 'GET', '/manage/v1/projects');
     assert.equal(bearer.status, 200);

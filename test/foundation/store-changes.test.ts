@@ -50,6 +50,14 @@ for (const d of await dialects()) {
           const b = await stores.budgets.get(ev.orgId, ev.id);
           return b ? (b.deletedAt ? 'deleted' : `name=${b.name}`) : 'missing';
         }
+        case 'guardrail': {
+          const g = await stores.guardrails.get(ev.orgId, ev.id);
+          return g ? (g.deletedAt ? 'deleted' : `name=${g.name}`) : 'missing';
+        }
+        case 'model_setting': {
+          const m = await stores.modelSettings.get(ev.orgId, ev.id);
+          return m ? (m.deletedAt ? 'deleted' : `${m.kind}=${m.name}`) : 'missing';
+        }
         // Published by the features that own them (webhooks, the semantic cache), not by these stores.
         case 'webhook_endpoint':
         case 'cache_entry':

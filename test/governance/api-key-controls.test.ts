@@ -160,6 +160,8 @@ describe('rotation', () => {
 
   test('grace 0 refuses the old plaintext at once; bounds are enforced', async () => {
     const k = await createKey({ name: 'rotate-now' });
+    // Used first, so the gateway holds the key in memory (its hash remembered) when it is rotated.
+    assert.ok(!((await alphaChat(k.key, 'openai/gpt-4o-mini')) instanceof Error));
     const r = await api(env.gw, 'POST', `/manage/v1/api-keys/${k.id}/rotate`, {});
     assert.equal(r.status, 200);
     assert.equal((r.json as Json).previous_key_expires_at, null);

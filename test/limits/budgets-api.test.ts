@@ -257,7 +257,7 @@ for (const d of await dialects()) {
       });
       assert.equal(created.status, 201, created.text);
       const p = created.body as { id: string; settings: Json };
-      const { semantic_cache: cache, ...limits } = p.settings;
+      const { semantic_cache: cache, list_models: _lists, ...limits } = p.settings;
       assert.deepEqual(limits, { log_bodies: true, rate_limits: { rpm: 100 }, end_user_rate_limits: null });
       assert.equal((cache as Json).enabled, false, 'every project shows its cache settings, off by default');
 
@@ -399,6 +399,6 @@ for (const d of await dialects()) {
 
 /** A project's settings without the cache's (shown on every project, tested in test/cache). */
 function limitSettings(project: unknown): Json {
-  const { semantic_cache: _cache, ...rest } = (project as { settings: Json }).settings;
+  const { semantic_cache: _cache, list_models: _lists, ...rest } = (project as { settings: Json }).settings;
   return rest;
 }

@@ -86,7 +86,13 @@ describe('dashboard in a real browser', { skip }, () => {
     await page.click('button[type="submit"]');
     await page.waitForSelector('h1:has-text("Logs")');
     const stored = await inPage<string | null>(page, "sessionStorage.getItem('switchyard.session')");
-    assert.deepEqual(JSON.parse(stored ?? '{}'), { key: seeded.env.gw.adminKey, scope: 'org' });
+    assert.deepEqual(JSON.parse(stored ?? '{}'), {
+      key: seeded.env.gw.adminKey,
+      via: 'key',
+      scope: 'org',
+      role: 'admin',
+      name: 'admin (SWITCHYARD_ADMIN_KEY)',
+    });
     assert.deepEqual(unexpected(errors, [/status of 401/]), []);
     await page.click('button:has-text("Sign out")');
     await page.waitForSelector('input[name="api_key"]');

@@ -29,9 +29,10 @@ test('ui/ type-checks (strict, DOM)', () => {
   }
 });
 
-test('only api.ts talks to the network, and only to /manage/v1', () => {
+test('only api.ts talks to the network, and only to /manage/v1 and the sign-in routes', () => {
   const api = readFileSync(join(SRC, 'api.ts'), 'utf8');
   assert.match(api, /export const API_BASE = '\/manage\/v1';/);
+  assert.match(api, /export const SSO_BASE = '\/sso';/);
   for (const file of sources()) {
     const text = readFileSync(file, 'utf8');
     const rel = relative(REPO, file);

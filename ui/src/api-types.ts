@@ -103,7 +103,7 @@ export interface paths {
     /** List API keys of the organization (never the plaintext) */
     get: operations['list_api_keys'];
     put?: never;
-    /** Create an API key, org-wide or scoped to one project; the plaintext is returned once */
+    /** Create an API key, org-wide or scoped to one project, with a role (default: admin org-wide, inference for a project; never above the caller's); the plaintext is returned once */
     post: operations['create_api_key'];
     delete?: never;
     options?: never;
@@ -125,7 +125,7 @@ export interface paths {
     delete: operations['revoke_api_key'];
     options?: never;
     head?: never;
-    /** Rename an API key or set its rate limits, allowed models, expiry or metadata (null removes one); applies to the key's next call */
+    /** Rename an API key or set its role, rate limits, allowed models, expiry or metadata (null removes one); applies to the key's next call */
     patch: operations['update_api_key'];
     trace?: never;
   };
@@ -153,7 +153,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Who is calling: the API key, its role, project, expiry and allowed models (any key may ask) */
+    /** Who is calling: the API key (its role, project, expiry and allowed models) or the signed-in user; any caller may ask */
     get: operations['get_me'];
     put?: never;
     post?: never;
@@ -573,6 +573,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/manage/v1/guardrails': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List guardrail policies */
+    get: operations['list_guardrails'];
+    put?: never;
+    /**
+     * Create a guardrail policy; it applies to the next call its scope covers
+     * @description Every live policy whose scope covers a call applies: org policies first, then project, API key and routing config ones, each group in creation order. The answer carries the policy's webhook signing secret, shown only here.
+     */
+    post: operations['create_guardrail'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/manage/v1/guardrails/{guardrail_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get a guardrail policy (deleted ones too, with deleted_at set) */
+    get: operations['get_guardrail'];
+    put?: never;
+    post?: never;
+    /** Soft-delete a guardrail policy; calls stop seeing it at once */
+    delete: operations['delete_guardrail'];
+    options?: never;
+    head?: never;
+    /** Change a policy: name, scope, mode or its whole checks list; calls see the change at once */
+    patch: operations['update_guardrail'];
+    trace?: never;
+  };
   '/manage/v1/audit-logs': {
     parameters: {
       query?: never;
@@ -624,6 +664,216 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/manage/v1/users': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List the people who have signed in through single sign-on, oldest first */
+    get: operations['list_users'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/manage/v1/users/{user_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get one single sign-on user */
+    get: operations['get_user'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /** Change a user's role (kept across later sign-ins) or deactivate them (ends their sessions on every instance within a second) */
+    patch: operations['update_user'];
+    trace?: never;
+  };
+  '/manage/v1/mcp-servers': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List registered MCP tool servers (never their header or env values) */
+    get: operations['list_mcp_servers'];
+    put?: never;
+    /** Register an MCP tool server (streamable_http, sse, or stdio for allow-listed commands) */
+    post: operations['create_mcp_server'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/manage/v1/mcp-servers/{server_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get a registered MCP tool server */
+    get: operations['get_mcp_server'];
+    put?: never;
+    post?: never;
+    /** Delete a registered MCP server (a running stdio server is stopped) */
+    delete: operations['delete_mcp_server'];
+    options?: never;
+    head?: never;
+    /** Change a registered MCP server; headers or env, when given, replace the stored ones whole */
+    patch: operations['update_mcp_server'];
+    trace?: never;
+  };
+  '/manage/v1/mcp-servers/{server_id}/tools': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** What a server offers now (after its allowed_tools), with its health and the tools/list latency */
+    get: operations['list_mcp_server_tools'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/manage/v1/api-keys/{key_id}/allowed-tools': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Set the glob patterns over <server>__<tool> a key may see and call through /mcp/v1 (null: every tool) */
+    post: operations['set_api_key_allowed_tools'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/manage/v1/models': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List the models the organization can reach, with prices (overrides applied) and capabilities */
+    get: operations['list_models'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/manage/v1/models/{model_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get one model of the catalog (any spelling a caller may send) */
+    get: operations['get_model'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/manage/v1/model-aliases': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List the organization's model aliases */
+    get: operations['list_model_aliases'];
+    put?: never;
+    /** Create or replace a model alias (a name callers send that stands for `@slug` or `vendor/model`) */
+    post: operations['set_model_alias'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/manage/v1/model-aliases/{name}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Delete a model alias (calls naming it fail from the next call on) */
+    delete: operations['delete_model_alias'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/manage/v1/model-prices': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List the organization's price overrides */
+    get: operations['list_model_prices'];
+    put?: never;
+    /** Set the organization’s own rates for a model; costs, budgets and analytics use them from the next call */
+    post: operations['set_model_price'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/manage/v1/model-prices/{model}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Delete a price override (list prices apply from the next call) */
+    delete: operations['delete_model_price'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -656,7 +906,7 @@ export interface components {
         'application/json': components['schemas']['Error'];
       };
     };
-    /** @description The key lacks the required scope */
+    /** @description The caller lacks the role or scope the operation needs */
     Error403: {
       headers: {
         [name: string]: unknown;
@@ -777,6 +1027,7 @@ export interface operations {
                   /** @description Entries kept per project; least recently used go first (default 10000) */
                   max_entries: number;
                 };
+                list_models: boolean;
               };
               /** @description ISO-8601 UTC timestamp */
               created_at: string;
@@ -846,6 +1097,8 @@ export interface operations {
               /** @description Entries kept per project; least recently used go first (default 10000) */
               max_entries?: number;
             } | null;
+            /** @description GET /v1/models lists the models this project's keys may call (default false) */
+            list_models?: boolean;
           };
         };
       };
@@ -902,6 +1155,7 @@ export interface operations {
                 /** @description Entries kept per project; least recently used go first (default 10000) */
                 max_entries: number;
               };
+              list_models: boolean;
             };
             /** @description ISO-8601 UTC timestamp */
             created_at: string;
@@ -982,6 +1236,7 @@ export interface operations {
                 /** @description Entries kept per project; least recently used go first (default 10000) */
                 max_entries: number;
               };
+              list_models: boolean;
             };
             /** @description ISO-8601 UTC timestamp */
             created_at: string;
@@ -1059,6 +1314,7 @@ export interface operations {
                 /** @description Entries kept per project; least recently used go first (default 10000) */
                 max_entries: number;
               };
+              list_models: boolean;
             };
             /** @description ISO-8601 UTC timestamp */
             created_at: string;
@@ -1127,6 +1383,8 @@ export interface operations {
               /** @description Entries kept per project; least recently used go first (default 10000) */
               max_entries?: number;
             } | null;
+            /** @description GET /v1/models lists the models this project's keys may call (default false) */
+            list_models?: boolean;
           };
         };
       };
@@ -1183,6 +1441,7 @@ export interface operations {
                 /** @description Entries kept per project; least recently used go first (default 10000) */
                 max_entries: number;
               };
+              list_models: boolean;
             };
             /** @description ISO-8601 UTC timestamp */
             created_at: string;
@@ -1542,6 +1801,8 @@ export interface operations {
               project_id: string | null;
               /** @description First characters of the key, for recognising it */
               prefix: string;
+              /** @description admin: everything; developer: model calls, routing configs, budgets, webhooks and keys (of its project when bound to one), reads; viewer: read-only management, no model calls; inference: model calls only (a project key also reads its project's logs and analytics) */
+              role: 'admin' | 'developer' | 'viewer' | 'inference';
               rate_limits: {
                 /** @description Requests per minute */
                 rpm?: number;
@@ -1584,6 +1845,8 @@ export interface operations {
         'application/json': {
           name?: string;
           project_id?: string | null;
+          /** @description admin: everything; developer: model calls, routing configs, budgets, webhooks and keys (of its project when bound to one), reads; viewer: read-only management, no model calls; inference: model calls only (a project key also reads its project's logs and analytics) */
+          role?: 'admin' | 'developer' | 'viewer' | 'inference';
           rate_limits?: {
             /** @description Requests per minute */
             rpm?: number;
@@ -1601,7 +1864,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Create an API key, org-wide or scoped to one project; the plaintext is returned once */
+      /** @description Create an API key, org-wide or scoped to one project, with a role (default: admin org-wide, inference for a project; never above the caller's); the plaintext is returned once */
       201: {
         headers: {
           [name: string]: unknown;
@@ -1615,6 +1878,8 @@ export interface operations {
             project_id: string | null;
             /** @description First characters of the key, for recognising it */
             prefix: string;
+            /** @description admin: everything; developer: model calls, routing configs, budgets, webhooks and keys (of its project when bound to one), reads; viewer: read-only management, no model calls; inference: model calls only (a project key also reads its project's logs and analytics) */
+            role: 'admin' | 'developer' | 'viewer' | 'inference';
             rate_limits: {
               /** @description Requests per minute */
               rpm?: number;
@@ -1669,6 +1934,8 @@ export interface operations {
             project_id: string | null;
             /** @description First characters of the key, for recognising it */
             prefix: string;
+            /** @description admin: everything; developer: model calls, routing configs, budgets, webhooks and keys (of its project when bound to one), reads; viewer: read-only management, no model calls; inference: model calls only (a project key also reads its project's logs and analytics) */
+            role: 'admin' | 'developer' | 'viewer' | 'inference';
             rate_limits: {
               /** @description Requests per minute */
               rpm?: number;
@@ -1709,6 +1976,8 @@ export interface operations {
       content: {
         'application/json': {
           name?: string;
+          /** @description admin: everything; developer: model calls, routing configs, budgets, webhooks and keys (of its project when bound to one), reads; viewer: read-only management, no model calls; inference: model calls only (a project key also reads its project's logs and analytics) */
+          role?: 'admin' | 'developer' | 'viewer' | 'inference';
           rate_limits?: {
             /** @description Requests per minute */
             rpm?: number;
@@ -1726,7 +1995,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Rename an API key or set its rate limits, allowed models, expiry or metadata (null removes one); applies to the key's next call */
+      /** @description Rename an API key or set its role, rate limits, allowed models, expiry or metadata (null removes one); applies to the key's next call */
       200: {
         headers: {
           [name: string]: unknown;
@@ -1740,6 +2009,8 @@ export interface operations {
             project_id: string | null;
             /** @description First characters of the key, for recognising it */
             prefix: string;
+            /** @description admin: everything; developer: model calls, routing configs, budgets, webhooks and keys (of its project when bound to one), reads; viewer: read-only management, no model calls; inference: model calls only (a project key also reads its project's logs and analytics) */
+            role: 'admin' | 'developer' | 'viewer' | 'inference';
             rate_limits: {
               /** @description Requests per minute */
               rpm?: number;
@@ -1802,6 +2073,8 @@ export interface operations {
             project_id: string | null;
             /** @description First characters of the key, for recognising it */
             prefix: string;
+            /** @description admin: everything; developer: model calls, routing configs, budgets, webhooks and keys (of its project when bound to one), reads; viewer: read-only management, no model calls; inference: model calls only (a project key also reads its project's logs and analytics) */
+            role: 'admin' | 'developer' | 'viewer' | 'inference';
             rate_limits: {
               /** @description Requests per minute */
               rpm?: number;
@@ -1840,7 +2113,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Who is calling: the API key, its role, project, expiry and allowed models (any key may ask) */
+      /** @description Who is calling: the API key (its role, project, expiry and allowed models) or the signed-in user; any caller may ask */
       200: {
         headers: {
           [name: string]: unknown;
@@ -1849,14 +2122,23 @@ export interface operations {
           'application/json': {
             /** @constant */
             object: 'me';
-            actor: {
-              /** @constant */
-              type: 'api_key';
-              id: string;
-              name: string;
-              prefix: string;
-            };
-            role: 'admin' | 'inference';
+            actor:
+              | {
+                  /** @constant */
+                  type: 'api_key';
+                  id: string;
+                  name: string;
+                  prefix: string;
+                }
+              | {
+                  /** @constant */
+                  type: 'user';
+                  id: string;
+                  name: string | null;
+                  email: string | null;
+                };
+            /** @description admin: everything; developer: model calls, routing configs, budgets, webhooks and keys (of its project when bound to one), reads; viewer: read-only management, no model calls; inference: model calls only (a project key also reads its project's logs and analytics) */
+            role: 'admin' | 'developer' | 'viewer' | 'inference';
             org_id: string;
             project_id: string | null;
             expires_at: string | null;
@@ -2356,7 +2638,7 @@ export interface operations {
         /** @description Bucket size; days are UTC days */
         granularity?: 'hour' | 'day';
         project_id?: string;
-        /** @description model | provider | project | end_user | request_type | tag:<key>; every point then carries `group` */
+        /** @description model | provider | project | end_user | request_type | tag:<key> | key_metadata:<name> (metadata of the calling API key); every point then carries `group` */
         group_by?: string;
         /** @description Comma-separated request types to count; `inference` (the default) stands for chat_completion, message, embedding, response_create, image_generation, audio_speech, audio_transcription, audio_translation, batch_execution; `all` counts every type */
         request_type?: string;
@@ -2524,6 +2806,10 @@ export interface operations {
         conversation_id?: string;
         /** @description e.g. chat_completion, message, embedding */
         request_type?: string;
+        /** @description MCP tool calls to the server of this name */
+        mcp_server?: string;
+        /** @description MCP tool calls of this tool (its own or <server>__<tool> name) */
+        tool?: string;
         /** @description Opaque cursor: the next_cursor of the previous page */
         cursor?: string;
         /** @description Page size (max 200) */
@@ -2639,6 +2925,8 @@ export interface operations {
               } | null;
             } | null;
             credential_id: string | null;
+            otel_trace_id: string | null;
+            otel_trace_url: string | null;
             cache_read_tokens: number;
             cache_write_tokens: number;
             /** @description JSON value */
@@ -3298,10 +3586,10 @@ export interface operations {
                  * @description What the budget covers; org = every call of the organization
                  * @enum {string}
                  */
-                type: 'org' | 'project' | 'api_key' | 'end_user' | 'tag';
+                type: 'org' | 'project' | 'api_key' | 'end_user' | 'tag' | 'key_metadata';
                 /** @description project, api_key, end_user: the one project, key or end user covered; omitted = each one separately */
                 id?: string;
-                /** @description tag: the `key=value` pair covered; omitted = each tag value separately */
+                /** @description tag: the `key=value` pair covered; key_metadata: the `name=value` pair of API key metadata whose keys are covered; omitted = each pair separately */
                 value?: string;
               };
               /**
@@ -3379,10 +3667,10 @@ export interface operations {
              * @description What the budget covers; org = every call of the organization
              * @enum {string}
              */
-            type: 'org' | 'project' | 'api_key' | 'end_user' | 'tag';
+            type: 'org' | 'project' | 'api_key' | 'end_user' | 'tag' | 'key_metadata';
             /** @description project, api_key, end_user: the one project, key or end user covered; omitted = each one separately */
             id?: string;
-            /** @description tag: the `key=value` pair covered; omitted = each tag value separately */
+            /** @description tag: the `key=value` pair covered; key_metadata: the `name=value` pair of API key metadata whose keys are covered; omitted = each pair separately */
             value?: string;
           };
           /**
@@ -3420,10 +3708,10 @@ export interface operations {
                * @description What the budget covers; org = every call of the organization
                * @enum {string}
                */
-              type: 'org' | 'project' | 'api_key' | 'end_user' | 'tag';
+              type: 'org' | 'project' | 'api_key' | 'end_user' | 'tag' | 'key_metadata';
               /** @description project, api_key, end_user: the one project, key or end user covered; omitted = each one separately */
               id?: string;
-              /** @description tag: the `key=value` pair covered; omitted = each tag value separately */
+              /** @description tag: the `key=value` pair covered; key_metadata: the `name=value` pair of API key metadata whose keys are covered; omitted = each pair separately */
               value?: string;
             };
             /**
@@ -3512,10 +3800,10 @@ export interface operations {
                * @description What the budget covers; org = every call of the organization
                * @enum {string}
                */
-              type: 'org' | 'project' | 'api_key' | 'end_user' | 'tag';
+              type: 'org' | 'project' | 'api_key' | 'end_user' | 'tag' | 'key_metadata';
               /** @description project, api_key, end_user: the one project, key or end user covered; omitted = each one separately */
               id?: string;
-              /** @description tag: the `key=value` pair covered; omitted = each tag value separately */
+              /** @description tag: the `key=value` pair covered; key_metadata: the `name=value` pair of API key metadata whose keys are covered; omitted = each pair separately */
               value?: string;
             };
             /**
@@ -3601,10 +3889,10 @@ export interface operations {
                * @description What the budget covers; org = every call of the organization
                * @enum {string}
                */
-              type: 'org' | 'project' | 'api_key' | 'end_user' | 'tag';
+              type: 'org' | 'project' | 'api_key' | 'end_user' | 'tag' | 'key_metadata';
               /** @description project, api_key, end_user: the one project, key or end user covered; omitted = each one separately */
               id?: string;
-              /** @description tag: the `key=value` pair covered; omitted = each tag value separately */
+              /** @description tag: the `key=value` pair covered; key_metadata: the `name=value` pair of API key metadata whose keys are covered; omitted = each pair separately */
               value?: string;
             };
             /**
@@ -3706,10 +3994,10 @@ export interface operations {
                * @description What the budget covers; org = every call of the organization
                * @enum {string}
                */
-              type: 'org' | 'project' | 'api_key' | 'end_user' | 'tag';
+              type: 'org' | 'project' | 'api_key' | 'end_user' | 'tag' | 'key_metadata';
               /** @description project, api_key, end_user: the one project, key or end user covered; omitted = each one separately */
               id?: string;
-              /** @description tag: the `key=value` pair covered; omitted = each tag value separately */
+              /** @description tag: the `key=value` pair covered; key_metadata: the `name=value` pair of API key metadata whose keys are covered; omitted = each pair separately */
               value?: string;
             };
             /**
@@ -3867,6 +4155,445 @@ export interface operations {
       404: components['responses']['Error404'];
     };
   };
+  list_guardrails: {
+    parameters: {
+      query?: {
+        /** @description Opaque cursor: the next_cursor of the previous page */
+        cursor?: string;
+        /** @description Page size (max 200) */
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description List guardrail policies */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              id: string;
+              /** @constant */
+              object: 'guardrail';
+              name: string;
+              scope: {
+                type: 'org' | 'project' | 'api_key' | 'routing_config';
+                /** @description The project, API key or routing config id; none for org */
+                id?: string;
+              };
+              /** @description enforce: verdicts change calls; shadow: verdicts are only recorded */
+              mode: 'enforce' | 'shadow';
+              checks: {
+                type: 'pii' | 'regex' | 'keywords' | 'max_input_tokens' | 'max_messages' | 'webhook';
+                /** @description Where the check runs: the request, the answer (streams as they flow), or both */
+                stage: 'input' | 'output' | 'both';
+                /** @description block: refuse (400 guardrail_blocked); mask: replace matches; flag: record only */
+                action: 'block' | 'mask' | 'flag';
+                /** @description pii: the entity types to detect */
+                entities?: ('email' | 'phone' | 'credit_card' | 'iban' | 'us_ssn' | 'ip_address' | 'secret')[];
+                /** @description pii with action mask on the input: put the originals back into the caller's answer */
+                restore?: boolean;
+                /** @description regex: JavaScript regular expressions */
+                patterns?: string[];
+                /** @description regex: any of i, m, s, u */
+                flags?: string;
+                /** @description regex on the output: the longest text one match spans (the stream hold-back) */
+                max_match?: number;
+                /** @description keywords: whole-word, case-insensitive */
+                words?: string[];
+                /** @description max_input_tokens, max_messages: the most allowed */
+                limit?: number;
+                /** @description webhook: the http(s) URL that gets the POST */
+                url?: string;
+                /** @description webhook: how long to wait for the answer (default 500) */
+                timeout_ms?: number;
+                /** @description webhook: what a timeout, an error or a malformed answer counts as (default allow) */
+                on_error?: 'allow' | 'block';
+              }[];
+              /** @description ISO-8601 UTC timestamp */
+              created_at: string;
+              /** @description ISO-8601 UTC timestamp */
+              updated_at: string;
+              deleted_at: string | null;
+            }[];
+            next_cursor: string | null;
+            has_more: boolean;
+          };
+        };
+      };
+      400: components['responses']['Error400'];
+      401: components['responses']['Error401'];
+      403: components['responses']['Error403'];
+      404: components['responses']['Error404'];
+    };
+  };
+  create_guardrail: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          name: string;
+          scope: {
+            type: 'org' | 'project' | 'api_key' | 'routing_config';
+            /** @description The project, API key or routing config id; none for org */
+            id?: string;
+          };
+          /** @description enforce: verdicts change calls; shadow: verdicts are only recorded */
+          mode?: 'enforce' | 'shadow';
+          /** @description Run in this order */
+          checks: {
+            type: 'pii' | 'regex' | 'keywords' | 'max_input_tokens' | 'max_messages' | 'webhook';
+            /** @description Where the check runs: the request, the answer (streams as they flow), or both */
+            stage: 'input' | 'output' | 'both';
+            /** @description block: refuse (400 guardrail_blocked); mask: replace matches; flag: record only */
+            action: 'block' | 'mask' | 'flag';
+            /** @description pii: the entity types to detect */
+            entities?: ('email' | 'phone' | 'credit_card' | 'iban' | 'us_ssn' | 'ip_address' | 'secret')[];
+            /** @description pii with action mask on the input: put the originals back into the caller's answer */
+            restore?: boolean;
+            /** @description regex: JavaScript regular expressions */
+            patterns?: string[];
+            /** @description regex: any of i, m, s, u */
+            flags?: string;
+            /** @description regex on the output: the longest text one match spans (the stream hold-back) */
+            max_match?: number;
+            /** @description keywords: whole-word, case-insensitive */
+            words?: string[];
+            /** @description max_input_tokens, max_messages: the most allowed */
+            limit?: number;
+            /** @description webhook: the http(s) URL that gets the POST */
+            url?: string;
+            /** @description webhook: how long to wait for the answer (default 500) */
+            timeout_ms?: number;
+            /** @description webhook: what a timeout, an error or a malformed answer counts as (default allow) */
+            on_error?: 'allow' | 'block';
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description Create a guardrail policy; it applies to the next call its scope covers */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            /** @constant */
+            object: 'guardrail';
+            name: string;
+            scope: {
+              type: 'org' | 'project' | 'api_key' | 'routing_config';
+              /** @description The project, API key or routing config id; none for org */
+              id?: string;
+            };
+            /** @description enforce: verdicts change calls; shadow: verdicts are only recorded */
+            mode: 'enforce' | 'shadow';
+            checks: {
+              type: 'pii' | 'regex' | 'keywords' | 'max_input_tokens' | 'max_messages' | 'webhook';
+              /** @description Where the check runs: the request, the answer (streams as they flow), or both */
+              stage: 'input' | 'output' | 'both';
+              /** @description block: refuse (400 guardrail_blocked); mask: replace matches; flag: record only */
+              action: 'block' | 'mask' | 'flag';
+              /** @description pii: the entity types to detect */
+              entities?: ('email' | 'phone' | 'credit_card' | 'iban' | 'us_ssn' | 'ip_address' | 'secret')[];
+              /** @description pii with action mask on the input: put the originals back into the caller's answer */
+              restore?: boolean;
+              /** @description regex: JavaScript regular expressions */
+              patterns?: string[];
+              /** @description regex: any of i, m, s, u */
+              flags?: string;
+              /** @description regex on the output: the longest text one match spans (the stream hold-back) */
+              max_match?: number;
+              /** @description keywords: whole-word, case-insensitive */
+              words?: string[];
+              /** @description max_input_tokens, max_messages: the most allowed */
+              limit?: number;
+              /** @description webhook: the http(s) URL that gets the POST */
+              url?: string;
+              /** @description webhook: how long to wait for the answer (default 500) */
+              timeout_ms?: number;
+              /** @description webhook: what a timeout, an error or a malformed answer counts as (default allow) */
+              on_error?: 'allow' | 'block';
+            }[];
+            /** @description ISO-8601 UTC timestamp */
+            created_at: string;
+            /** @description ISO-8601 UTC timestamp */
+            updated_at: string;
+            deleted_at: string | null;
+            /** @description whsec_... that signs this policy's webhook check calls (Standard Webhooks). Returned only by create. */
+            signing_secret: string;
+          };
+        };
+      };
+      400: components['responses']['Error400'];
+      401: components['responses']['Error401'];
+      403: components['responses']['Error403'];
+      404: components['responses']['Error404'];
+    };
+  };
+  get_guardrail: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        guardrail_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Get a guardrail policy (deleted ones too, with deleted_at set) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            /** @constant */
+            object: 'guardrail';
+            name: string;
+            scope: {
+              type: 'org' | 'project' | 'api_key' | 'routing_config';
+              /** @description The project, API key or routing config id; none for org */
+              id?: string;
+            };
+            /** @description enforce: verdicts change calls; shadow: verdicts are only recorded */
+            mode: 'enforce' | 'shadow';
+            checks: {
+              type: 'pii' | 'regex' | 'keywords' | 'max_input_tokens' | 'max_messages' | 'webhook';
+              /** @description Where the check runs: the request, the answer (streams as they flow), or both */
+              stage: 'input' | 'output' | 'both';
+              /** @description block: refuse (400 guardrail_blocked); mask: replace matches; flag: record only */
+              action: 'block' | 'mask' | 'flag';
+              /** @description pii: the entity types to detect */
+              entities?: ('email' | 'phone' | 'credit_card' | 'iban' | 'us_ssn' | 'ip_address' | 'secret')[];
+              /** @description pii with action mask on the input: put the originals back into the caller's answer */
+              restore?: boolean;
+              /** @description regex: JavaScript regular expressions */
+              patterns?: string[];
+              /** @description regex: any of i, m, s, u */
+              flags?: string;
+              /** @description regex on the output: the longest text one match spans (the stream hold-back) */
+              max_match?: number;
+              /** @description keywords: whole-word, case-insensitive */
+              words?: string[];
+              /** @description max_input_tokens, max_messages: the most allowed */
+              limit?: number;
+              /** @description webhook: the http(s) URL that gets the POST */
+              url?: string;
+              /** @description webhook: how long to wait for the answer (default 500) */
+              timeout_ms?: number;
+              /** @description webhook: what a timeout, an error or a malformed answer counts as (default allow) */
+              on_error?: 'allow' | 'block';
+            }[];
+            /** @description ISO-8601 UTC timestamp */
+            created_at: string;
+            /** @description ISO-8601 UTC timestamp */
+            updated_at: string;
+            deleted_at: string | null;
+          };
+        };
+      };
+      400: components['responses']['Error400'];
+      401: components['responses']['Error401'];
+      403: components['responses']['Error403'];
+      404: components['responses']['Error404'];
+    };
+  };
+  delete_guardrail: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        guardrail_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Soft-delete a guardrail policy; calls stop seeing it at once */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            /** @constant */
+            object: 'guardrail';
+            name: string;
+            scope: {
+              type: 'org' | 'project' | 'api_key' | 'routing_config';
+              /** @description The project, API key or routing config id; none for org */
+              id?: string;
+            };
+            /** @description enforce: verdicts change calls; shadow: verdicts are only recorded */
+            mode: 'enforce' | 'shadow';
+            checks: {
+              type: 'pii' | 'regex' | 'keywords' | 'max_input_tokens' | 'max_messages' | 'webhook';
+              /** @description Where the check runs: the request, the answer (streams as they flow), or both */
+              stage: 'input' | 'output' | 'both';
+              /** @description block: refuse (400 guardrail_blocked); mask: replace matches; flag: record only */
+              action: 'block' | 'mask' | 'flag';
+              /** @description pii: the entity types to detect */
+              entities?: ('email' | 'phone' | 'credit_card' | 'iban' | 'us_ssn' | 'ip_address' | 'secret')[];
+              /** @description pii with action mask on the input: put the originals back into the caller's answer */
+              restore?: boolean;
+              /** @description regex: JavaScript regular expressions */
+              patterns?: string[];
+              /** @description regex: any of i, m, s, u */
+              flags?: string;
+              /** @description regex on the output: the longest text one match spans (the stream hold-back) */
+              max_match?: number;
+              /** @description keywords: whole-word, case-insensitive */
+              words?: string[];
+              /** @description max_input_tokens, max_messages: the most allowed */
+              limit?: number;
+              /** @description webhook: the http(s) URL that gets the POST */
+              url?: string;
+              /** @description webhook: how long to wait for the answer (default 500) */
+              timeout_ms?: number;
+              /** @description webhook: what a timeout, an error or a malformed answer counts as (default allow) */
+              on_error?: 'allow' | 'block';
+            }[];
+            /** @description ISO-8601 UTC timestamp */
+            created_at: string;
+            /** @description ISO-8601 UTC timestamp */
+            updated_at: string;
+            deleted_at: string | null;
+          };
+        };
+      };
+      400: components['responses']['Error400'];
+      401: components['responses']['Error401'];
+      403: components['responses']['Error403'];
+      404: components['responses']['Error404'];
+    };
+  };
+  update_guardrail: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        guardrail_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          name?: string;
+          scope?: {
+            type: 'org' | 'project' | 'api_key' | 'routing_config';
+            /** @description The project, API key or routing config id; none for org */
+            id?: string;
+          };
+          /** @description enforce: verdicts change calls; shadow: verdicts are only recorded */
+          mode?: 'enforce' | 'shadow';
+          /** @description Run in this order */
+          checks?: {
+            type: 'pii' | 'regex' | 'keywords' | 'max_input_tokens' | 'max_messages' | 'webhook';
+            /** @description Where the check runs: the request, the answer (streams as they flow), or both */
+            stage: 'input' | 'output' | 'both';
+            /** @description block: refuse (400 guardrail_blocked); mask: replace matches; flag: record only */
+            action: 'block' | 'mask' | 'flag';
+            /** @description pii: the entity types to detect */
+            entities?: ('email' | 'phone' | 'credit_card' | 'iban' | 'us_ssn' | 'ip_address' | 'secret')[];
+            /** @description pii with action mask on the input: put the originals back into the caller's answer */
+            restore?: boolean;
+            /** @description regex: JavaScript regular expressions */
+            patterns?: string[];
+            /** @description regex: any of i, m, s, u */
+            flags?: string;
+            /** @description regex on the output: the longest text one match spans (the stream hold-back) */
+            max_match?: number;
+            /** @description keywords: whole-word, case-insensitive */
+            words?: string[];
+            /** @description max_input_tokens, max_messages: the most allowed */
+            limit?: number;
+            /** @description webhook: the http(s) URL that gets the POST */
+            url?: string;
+            /** @description webhook: how long to wait for the answer (default 500) */
+            timeout_ms?: number;
+            /** @description webhook: what a timeout, an error or a malformed answer counts as (default allow) */
+            on_error?: 'allow' | 'block';
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description Change a policy: name, scope, mode or its whole checks list; calls see the change at once */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            /** @constant */
+            object: 'guardrail';
+            name: string;
+            scope: {
+              type: 'org' | 'project' | 'api_key' | 'routing_config';
+              /** @description The project, API key or routing config id; none for org */
+              id?: string;
+            };
+            /** @description enforce: verdicts change calls; shadow: verdicts are only recorded */
+            mode: 'enforce' | 'shadow';
+            checks: {
+              type: 'pii' | 'regex' | 'keywords' | 'max_input_tokens' | 'max_messages' | 'webhook';
+              /** @description Where the check runs: the request, the answer (streams as they flow), or both */
+              stage: 'input' | 'output' | 'both';
+              /** @description block: refuse (400 guardrail_blocked); mask: replace matches; flag: record only */
+              action: 'block' | 'mask' | 'flag';
+              /** @description pii: the entity types to detect */
+              entities?: ('email' | 'phone' | 'credit_card' | 'iban' | 'us_ssn' | 'ip_address' | 'secret')[];
+              /** @description pii with action mask on the input: put the originals back into the caller's answer */
+              restore?: boolean;
+              /** @description regex: JavaScript regular expressions */
+              patterns?: string[];
+              /** @description regex: any of i, m, s, u */
+              flags?: string;
+              /** @description regex on the output: the longest text one match spans (the stream hold-back) */
+              max_match?: number;
+              /** @description keywords: whole-word, case-insensitive */
+              words?: string[];
+              /** @description max_input_tokens, max_messages: the most allowed */
+              limit?: number;
+              /** @description webhook: the http(s) URL that gets the POST */
+              url?: string;
+              /** @description webhook: how long to wait for the answer (default 500) */
+              timeout_ms?: number;
+              /** @description webhook: what a timeout, an error or a malformed answer counts as (default allow) */
+              on_error?: 'allow' | 'block';
+            }[];
+            /** @description ISO-8601 UTC timestamp */
+            created_at: string;
+            /** @description ISO-8601 UTC timestamp */
+            updated_at: string;
+            deleted_at: string | null;
+          };
+        };
+      };
+      400: components['responses']['Error400'];
+      401: components['responses']['Error401'];
+      403: components['responses']['Error403'];
+      404: components['responses']['Error404'];
+    };
+  };
   list_audit_logs: {
     parameters: {
       query?: {
@@ -4012,6 +4739,911 @@ export interface operations {
             prev_hash: string;
             /** @description SHA-256 over this entry and prev_hash */
             hash: string;
+          };
+        };
+      };
+      400: components['responses']['Error400'];
+      401: components['responses']['Error401'];
+      403: components['responses']['Error403'];
+      404: components['responses']['Error404'];
+    };
+  };
+  list_users: {
+    parameters: {
+      query?: {
+        /** @description Opaque cursor: the next_cursor of the previous page */
+        cursor?: string;
+        /** @description Page size (max 200) */
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description List the people who have signed in through single sign-on, oldest first */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /** @constant */
+              object: 'user';
+              id: string;
+              email: string | null;
+              name: string | null;
+              /** @description admin, developer, viewer or inference */
+              role: 'admin' | 'developer' | 'viewer' | 'inference';
+              /** @description 'claims': mapped from the identity provider at each sign-in; 'admin': set here, kept across sign-ins */
+              role_source: 'claims' | 'admin';
+              project_id: string | null;
+              /** @description False once deactivated: every session ended, sign-in refused */
+              active: boolean;
+              /** @description The identity provider's issuer */
+              issuer: string;
+              /** @description The provider's stable id for the person (sub) */
+              subject: string;
+              /** @description ISO-8601 UTC timestamp */
+              created_at: string;
+              /** @description ISO-8601 UTC timestamp */
+              updated_at: string;
+              last_sign_in_at: string | null;
+            }[];
+            next_cursor: string | null;
+            has_more: boolean;
+          };
+        };
+      };
+      400: components['responses']['Error400'];
+      401: components['responses']['Error401'];
+      403: components['responses']['Error403'];
+      404: components['responses']['Error404'];
+    };
+  };
+  get_user: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        user_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Get one single sign-on user */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            object: 'user';
+            id: string;
+            email: string | null;
+            name: string | null;
+            /** @description admin, developer, viewer or inference */
+            role: 'admin' | 'developer' | 'viewer' | 'inference';
+            /** @description 'claims': mapped from the identity provider at each sign-in; 'admin': set here, kept across sign-ins */
+            role_source: 'claims' | 'admin';
+            project_id: string | null;
+            /** @description False once deactivated: every session ended, sign-in refused */
+            active: boolean;
+            /** @description The identity provider's issuer */
+            issuer: string;
+            /** @description The provider's stable id for the person (sub) */
+            subject: string;
+            /** @description ISO-8601 UTC timestamp */
+            created_at: string;
+            /** @description ISO-8601 UTC timestamp */
+            updated_at: string;
+            last_sign_in_at: string | null;
+          };
+        };
+      };
+      400: components['responses']['Error400'];
+      401: components['responses']['Error401'];
+      403: components['responses']['Error403'];
+      404: components['responses']['Error404'];
+    };
+  };
+  update_user: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        user_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description admin, developer, viewer or inference */
+          role?: 'admin' | 'developer' | 'viewer' | 'inference';
+          /** @description false deactivates: sessions end, sign-in is refused */
+          active?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Change a user's role (kept across later sign-ins) or deactivate them (ends their sessions on every instance within a second) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            object: 'user';
+            id: string;
+            email: string | null;
+            name: string | null;
+            /** @description admin, developer, viewer or inference */
+            role: 'admin' | 'developer' | 'viewer' | 'inference';
+            /** @description 'claims': mapped from the identity provider at each sign-in; 'admin': set here, kept across sign-ins */
+            role_source: 'claims' | 'admin';
+            project_id: string | null;
+            /** @description False once deactivated: every session ended, sign-in refused */
+            active: boolean;
+            /** @description The identity provider's issuer */
+            issuer: string;
+            /** @description The provider's stable id for the person (sub) */
+            subject: string;
+            /** @description ISO-8601 UTC timestamp */
+            created_at: string;
+            /** @description ISO-8601 UTC timestamp */
+            updated_at: string;
+            last_sign_in_at: string | null;
+          };
+        };
+      };
+      400: components['responses']['Error400'];
+      401: components['responses']['Error401'];
+      403: components['responses']['Error403'];
+      404: components['responses']['Error404'];
+    };
+  };
+  list_mcp_servers: {
+    parameters: {
+      query?: {
+        /** @description Opaque cursor: the next_cursor of the previous page */
+        cursor?: string;
+        /** @description Page size (max 200) */
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description List registered MCP tool servers (never their header or env values) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              id: string;
+              /** @constant */
+              object: 'mcp_server';
+              name: string;
+              transport: 'streamable_http' | 'sse' | 'stdio';
+              url: string | null;
+              /** @description Headers sent to the server (values are never shown) */
+              header_names: string[];
+              command: string | null;
+              args: string[];
+              env_names: string[];
+              project_id: string | null;
+              allowed_tools: string[] | null;
+              rate_limits: {
+                rpm?: number;
+                concurrency?: number;
+              } | null;
+              enabled: boolean;
+              /** @description ISO-8601 UTC timestamp */
+              created_at: string;
+              /** @description ISO-8601 UTC timestamp */
+              updated_at: string;
+            }[];
+            next_cursor: string | null;
+            has_more: boolean;
+          };
+        };
+      };
+      400: components['responses']['Error400'];
+      401: components['responses']['Error401'];
+      403: components['responses']['Error403'];
+      404: components['responses']['Error404'];
+    };
+  };
+  create_mcp_server: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description Lowercase [a-z0-9_-], unique per organization; tools are exposed as <name>__<tool> */
+          name: string;
+          transport: 'streamable_http' | 'sse' | 'stdio';
+          url?: string | null;
+          headers?: {
+            [key: string]: string;
+          };
+          command?: string | null;
+          args?: string[];
+          env?: {
+            [key: string]: string;
+          };
+          project_id?: string | null;
+          allowed_tools?: string[] | null;
+          rate_limits?: {
+            rpm?: number;
+            concurrency?: number;
+          } | null;
+          enabled?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Register an MCP tool server (streamable_http, sse, or stdio for allow-listed commands) */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            /** @constant */
+            object: 'mcp_server';
+            name: string;
+            transport: 'streamable_http' | 'sse' | 'stdio';
+            url: string | null;
+            /** @description Headers sent to the server (values are never shown) */
+            header_names: string[];
+            command: string | null;
+            args: string[];
+            env_names: string[];
+            project_id: string | null;
+            allowed_tools: string[] | null;
+            rate_limits: {
+              rpm?: number;
+              concurrency?: number;
+            } | null;
+            enabled: boolean;
+            /** @description ISO-8601 UTC timestamp */
+            created_at: string;
+            /** @description ISO-8601 UTC timestamp */
+            updated_at: string;
+          };
+        };
+      };
+      400: components['responses']['Error400'];
+      401: components['responses']['Error401'];
+      403: components['responses']['Error403'];
+      404: components['responses']['Error404'];
+    };
+  };
+  get_mcp_server: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        server_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Get a registered MCP tool server */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            /** @constant */
+            object: 'mcp_server';
+            name: string;
+            transport: 'streamable_http' | 'sse' | 'stdio';
+            url: string | null;
+            /** @description Headers sent to the server (values are never shown) */
+            header_names: string[];
+            command: string | null;
+            args: string[];
+            env_names: string[];
+            project_id: string | null;
+            allowed_tools: string[] | null;
+            rate_limits: {
+              rpm?: number;
+              concurrency?: number;
+            } | null;
+            enabled: boolean;
+            /** @description ISO-8601 UTC timestamp */
+            created_at: string;
+            /** @description ISO-8601 UTC timestamp */
+            updated_at: string;
+          };
+        };
+      };
+      400: components['responses']['Error400'];
+      401: components['responses']['Error401'];
+      403: components['responses']['Error403'];
+      404: components['responses']['Error404'];
+    };
+  };
+  delete_mcp_server: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        server_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Delete a registered MCP server (a running stdio server is stopped) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            /** @constant */
+            object: 'mcp_server';
+            name: string;
+            transport: 'streamable_http' | 'sse' | 'stdio';
+            url: string | null;
+            /** @description Headers sent to the server (values are never shown) */
+            header_names: string[];
+            command: string | null;
+            args: string[];
+            env_names: string[];
+            project_id: string | null;
+            allowed_tools: string[] | null;
+            rate_limits: {
+              rpm?: number;
+              concurrency?: number;
+            } | null;
+            enabled: boolean;
+            /** @description ISO-8601 UTC timestamp */
+            created_at: string;
+            /** @description ISO-8601 UTC timestamp */
+            updated_at: string;
+          };
+        };
+      };
+      400: components['responses']['Error400'];
+      401: components['responses']['Error401'];
+      403: components['responses']['Error403'];
+      404: components['responses']['Error404'];
+    };
+  };
+  update_mcp_server: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        server_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description Lowercase [a-z0-9_-], unique per organization; tools are exposed as <name>__<tool> */
+          name?: string;
+          transport?: 'streamable_http' | 'sse' | 'stdio';
+          url?: string | null;
+          headers?: {
+            [key: string]: string;
+          };
+          command?: string | null;
+          args?: string[];
+          env?: {
+            [key: string]: string;
+          };
+          project_id?: string | null;
+          allowed_tools?: string[] | null;
+          rate_limits?: {
+            rpm?: number;
+            concurrency?: number;
+          } | null;
+          enabled?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Change a registered MCP server; headers or env, when given, replace the stored ones whole */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            /** @constant */
+            object: 'mcp_server';
+            name: string;
+            transport: 'streamable_http' | 'sse' | 'stdio';
+            url: string | null;
+            /** @description Headers sent to the server (values are never shown) */
+            header_names: string[];
+            command: string | null;
+            args: string[];
+            env_names: string[];
+            project_id: string | null;
+            allowed_tools: string[] | null;
+            rate_limits: {
+              rpm?: number;
+              concurrency?: number;
+            } | null;
+            enabled: boolean;
+            /** @description ISO-8601 UTC timestamp */
+            created_at: string;
+            /** @description ISO-8601 UTC timestamp */
+            updated_at: string;
+          };
+        };
+      };
+      400: components['responses']['Error400'];
+      401: components['responses']['Error401'];
+      403: components['responses']['Error403'];
+      404: components['responses']['Error404'];
+    };
+  };
+  list_mcp_server_tools: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        server_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description What a server offers now (after its allowed_tools), with its health and the tools/list latency */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            object: 'mcp_server_tools';
+            server_id: string;
+            health: 'unknown' | 'up' | 'down';
+            latency_ms: number | null;
+            error: string | null;
+            tools: ({
+              /** @description As federated: <server>__<tool> */
+              name: string;
+              tool: string;
+              description: string | null;
+            } & {
+              [key: string]: unknown;
+            })[];
+          };
+        };
+      };
+      400: components['responses']['Error400'];
+      401: components['responses']['Error401'];
+      403: components['responses']['Error403'];
+      404: components['responses']['Error404'];
+    };
+  };
+  set_api_key_allowed_tools: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        key_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          allowed_tools: string[] | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Set the glob patterns over <server>__<tool> a key may see and call through /mcp/v1 (null: every tool) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            key_id: string;
+            allowed_tools: string[] | null;
+          };
+        };
+      };
+      400: components['responses']['Error400'];
+      401: components['responses']['Error401'];
+      403: components['responses']['Error403'];
+      404: components['responses']['Error404'];
+    };
+  };
+  list_models: {
+    parameters: {
+      query?: {
+        vendor?: 'openai' | 'anthropic' | 'google' | 'azure-openai' | 'bedrock' | 'together' | 'fireworks';
+        capability?: 'tools' | 'vision' | 'json_schema' | 'thinking' | 'prompt_cache' | 'dimensions';
+        kind?: 'chat' | 'embeddings' | 'images' | 'audio';
+        /** @description Also list catalog models no credential of the org serves */
+        include_unreachable?: boolean;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description List the models the organization can reach, with prices (overrides applied) and capabilities */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            object: 'list';
+            data: {
+              /** @description As callers write it: `vendor/model` */
+              id: string;
+              /** @constant */
+              object: 'model';
+              vendor: string;
+              kind: 'chat' | 'embeddings' | 'images' | 'audio';
+              context_window: number | null;
+              max_output_tokens: number | null;
+              dimensions: number | null;
+              /** @description USD per 1M tokens, overrides applied; null where the model is not billed by tokens */
+              prices: {
+                input: number | null;
+                output: number | null;
+                cache_read: number | null;
+                cache_write: number | null;
+                /** @description The organization's own rates replace the list prices */
+                overridden: boolean;
+              };
+              media_prices: {
+                [key: string]: number;
+              } | null;
+              capabilities: {
+                tools: boolean;
+                vision: boolean;
+                json_schema: boolean;
+                thinking: boolean;
+                prompt_cache: boolean;
+                dimensions: boolean;
+              };
+              /** @description Active provider credentials that serve it (empty: not reachable) */
+              credentials: {
+                id: string;
+                name: string;
+              }[];
+              /** @description The caller's routing configs that name it (`@slug`) */
+              configs: string[];
+              /** @description Model aliases that stand for it */
+              aliases: string[];
+            }[];
+          };
+        };
+      };
+      400: components['responses']['Error400'];
+      401: components['responses']['Error401'];
+      403: components['responses']['Error403'];
+      404: components['responses']['Error404'];
+    };
+  };
+  get_model: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description `vendor/model`, URL-encoded */
+        model_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Get one model of the catalog (any spelling a caller may send) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description As callers write it: `vendor/model` */
+            id: string;
+            /** @constant */
+            object: 'model';
+            vendor: string;
+            kind: 'chat' | 'embeddings' | 'images' | 'audio';
+            context_window: number | null;
+            max_output_tokens: number | null;
+            dimensions: number | null;
+            /** @description USD per 1M tokens, overrides applied; null where the model is not billed by tokens */
+            prices: {
+              input: number | null;
+              output: number | null;
+              cache_read: number | null;
+              cache_write: number | null;
+              /** @description The organization's own rates replace the list prices */
+              overridden: boolean;
+            };
+            media_prices: {
+              [key: string]: number;
+            } | null;
+            capabilities: {
+              tools: boolean;
+              vision: boolean;
+              json_schema: boolean;
+              thinking: boolean;
+              prompt_cache: boolean;
+              dimensions: boolean;
+            };
+            /** @description Active provider credentials that serve it (empty: not reachable) */
+            credentials: {
+              id: string;
+              name: string;
+            }[];
+            /** @description The caller's routing configs that name it (`@slug`) */
+            configs: string[];
+            /** @description Model aliases that stand for it */
+            aliases: string[];
+          };
+        };
+      };
+      400: components['responses']['Error400'];
+      401: components['responses']['Error401'];
+      403: components['responses']['Error403'];
+      404: components['responses']['Error404'];
+    };
+  };
+  list_model_aliases: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description List the organization's model aliases */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            object: 'list';
+            data: {
+              /** @description The alias name */
+              id: string;
+              /** @constant */
+              object: 'model_alias';
+              name: string;
+              /** @description `@slug` or `vendor/model` */
+              model: string;
+              created_at: string;
+              updated_at: string;
+            }[];
+          };
+        };
+      };
+      400: components['responses']['Error400'];
+      401: components['responses']['Error401'];
+      403: components['responses']['Error403'];
+      404: components['responses']['Error404'];
+    };
+  };
+  set_model_alias: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description What callers send as `model` */
+          name: string;
+          /** @description `@slug` or `vendor/model` */
+          model: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Create or replace a model alias (a name callers send that stands for `@slug` or `vendor/model`) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description The alias name */
+            id: string;
+            /** @constant */
+            object: 'model_alias';
+            name: string;
+            /** @description `@slug` or `vendor/model` */
+            model: string;
+            created_at: string;
+            updated_at: string;
+          };
+        };
+      };
+      400: components['responses']['Error400'];
+      401: components['responses']['Error401'];
+      403: components['responses']['Error403'];
+      404: components['responses']['Error404'];
+    };
+  };
+  delete_model_alias: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Delete a model alias (calls naming it fail from the next call on) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            object: string;
+            deleted: boolean;
+          };
+        };
+      };
+      400: components['responses']['Error400'];
+      401: components['responses']['Error401'];
+      403: components['responses']['Error403'];
+      404: components['responses']['Error404'];
+    };
+  };
+  list_model_prices: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description List the organization's price overrides */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            object: 'list';
+            data: {
+              /** @description The priced model, `vendor/<catalog id>` */
+              id: string;
+              /** @constant */
+              object: 'model_price';
+              model: string;
+              input: number;
+              output: number;
+              cache_read: number | null;
+              cache_write: number | null;
+              created_at: string;
+              updated_at: string;
+            }[];
+          };
+        };
+      };
+      400: components['responses']['Error400'];
+      401: components['responses']['Error401'];
+      403: components['responses']['Error403'];
+      404: components['responses']['Error404'];
+    };
+  };
+  set_model_price: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description `vendor/model` */
+          model: string;
+          /** @description Input, USD per 1M tokens */
+          input: number;
+          /** @description Output, USD per 1M tokens */
+          output: number;
+          /** @description Cached input (default: the list ratio to input), USD per 1M tokens */
+          cache_read?: number;
+          /** @description Cache writes (default: the list ratio to input), USD per 1M tokens */
+          cache_write?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Set the organization’s own rates for a model; costs, budgets and analytics use them from the next call */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description The priced model, `vendor/<catalog id>` */
+            id: string;
+            /** @constant */
+            object: 'model_price';
+            model: string;
+            input: number;
+            output: number;
+            cache_read: number | null;
+            cache_write: number | null;
+            created_at: string;
+            updated_at: string;
+          };
+        };
+      };
+      400: components['responses']['Error400'];
+      401: components['responses']['Error401'];
+      403: components['responses']['Error403'];
+      404: components['responses']['Error404'];
+    };
+  };
+  delete_model_price: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        model: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Delete a price override (list prices apply from the next call) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            object: string;
+            deleted: boolean;
           };
         };
       };

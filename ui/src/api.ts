@@ -1,6 +1,7 @@
 // The one way the dashboard talks to the gateway: the public management API under /manage/v1, with
-// the signed-in key as a Bearer header, exactly as any other client would. Every failure becomes an
-// ApiError carrying the API's own message, code and param, so pages can show it as sent.
+// the signed-in key as a Bearer header (or the single sign-on session cookie), as any client would.
+// Every failure becomes an ApiError carrying the API's own message, code and param, so pages can
+// show it as sent.
 
 export const API_BASE = '/manage/v1';
 
@@ -30,6 +31,15 @@ export interface RequestOptions {
 }
 
 let sessionKey: string | null = null;
+
+/**
+ * The CSRF token of a single sign-on session (the readable cookie set beside the HttpOnly session
+ * cookie); the gateway refuses a write made with the session cookie unless it comes back as a header.
+ */
+export function csrfToken(): string | null {
+  const m = /(?:^|;\s*)sy_csrf=([^;]+)/.exec(document.cookie);
+  return m?.[1] ? decodeURIComponent(m[1]) : null;
+}
 let onUnauthorized: (() => void) | null = null;
 
 export function setSessionKey(key: string | null): void {
@@ -92,6 +102,10 @@ export async function api<T>(method: string, path: string, opts: RequestOptions 
   const key = opts.key ?? sessionKey;
   const headers: Record<string, string> = { accept: 'application/json' };
   if (key) headers.authorization = `Bearer ${key}`;
+  else if (method !== 'GET') {
+    const csrf = csrfToken();
+    if (csrf !== null) headers['x-csrf-token'] = csrf;
+  }
   if (opts.body !== undefined) headers['content-type'] = 'application/json';
   track(1);
   try {
@@ -102,7 +116,8 @@ export async function api<T>(method: string, path: string, opts: RequestOptions 
         headers,
         body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
         signal: opts.signal,
-        credentials: 'omit',
+        // A key goes in the header; without one the single sign-on cookie is the credential.
+        credentials: key ? 'omit' : 'same-origin',
       });
     } catch (err) {
       if (opts.signal?.aborted) throw err;
@@ -132,3 +147,25 @@ export function isAbort(err: unknown): boolean {
 }
 
 export const enc = encodeURIComponent;
+
+/** The sign-in routes of single sign-on, outside the management API: they set and end the session cookie. */
+export const SSO_BASE = '/sso';
+
+/** A JSON read of a sign-in route; null when it fails (single sign-on then reads as off). */
+export async function ssoGet<T>(path: string): Promise<T | null> {
+  try {
+    const res = await fetch(`${SSO_BASE}${path}`, { credentials: 'omit' });
+    return res.ok ? ((await res.json()) as T) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A write to a sign-in route with the session cookie and its CSRF token; failures are ignored (the session is forgotten locally anyway). */
+export async function ssoPost(path: string, token: string | null): Promise<void> {
+  await fetch(`${SSO_BASE}${path}`, {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: token === null ? {} : { 'x-csrf-token': token },
+  }).catch(() => undefined);
+}

@@ -5,6 +5,7 @@
 import { html } from 'htm/preact';
 import type { FunctionComponent } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { setWritable } from './access.ts';
 import { isBusy, onBusyChange, setUnauthorizedHandler } from './api.ts';
 import { OrgOnly } from './components/common.ts';
 import type { PageProps } from './page.ts';
@@ -13,9 +14,12 @@ import { BudgetsPage } from './pages/budgets.ts';
 import { CachePage } from './pages/cache.ts';
 import { ConfigEditorPage } from './pages/config-editor.ts';
 import { ConfigsPage } from './pages/configs.ts';
+import { GuardrailsPage } from './pages/guardrails.ts';
 import { KeysPage } from './pages/keys.ts';
 import { LogDetailPage } from './pages/log-detail.ts';
 import { LogsPage } from './pages/logs.ts';
+import { McpServersPage } from './pages/mcp-servers.ts';
+import { ModelsPage } from './pages/models.ts';
 import { NotFoundPage } from './pages/not-found.ts';
 import { OverviewPage } from './pages/overview.ts';
 import { ProjectsPage } from './pages/projects.ts';
@@ -24,7 +28,7 @@ import { SignIn } from './pages/signin.ts';
 import { WebhooksPage } from './pages/webhooks.ts';
 import { projectsPromise } from './projects.ts';
 import { navigate, useLocation } from './router.ts';
-import { clearSession, loadSession, type Session } from './session.ts';
+import { clearSession, loadSession, mayWrite, type Session, signOut, ssoSession } from './session.ts';
 
 interface Route {
   pattern: RegExp;
@@ -42,10 +46,13 @@ const ROUTES: Route[] = [
   { pattern: /^\/configs$/, title: 'Routing configs', page: ConfigsPage, org: true, nav: '/configs' },
   { pattern: /^\/configs\/([^/]+)$/, title: 'Routing config', page: ConfigEditorPage, org: true, nav: '/configs' },
   { pattern: /^\/providers$/, title: 'Providers', page: ProvidersPage, org: true, nav: '/providers' },
+  { pattern: /^\/models$/, title: 'Models', page: ModelsPage, org: true, nav: '/models' },
   { pattern: /^\/projects$/, title: 'Projects', page: ProjectsPage, org: true, nav: '/projects' },
   { pattern: /^\/keys$/, title: 'API keys', page: KeysPage, org: true, nav: '/keys' },
   { pattern: /^\/budgets$/, title: 'Budgets', page: BudgetsPage, org: true, nav: '/budgets' },
   { pattern: /^\/webhooks$/, title: 'Webhooks', page: WebhooksPage, org: true, nav: '/webhooks' },
+  { pattern: /^\/mcp-servers$/, title: 'MCP servers', page: McpServersPage, org: true, nav: '/mcp-servers' },
+  { pattern: /^\/guardrails$/, title: 'Guardrails', page: GuardrailsPage, org: true, nav: '/guardrails' },
   { pattern: /^\/cache$/, title: 'Cache', page: CachePage, org: true, nav: '/cache' },
   { pattern: /^\/audit$/, title: 'Audit log', page: AuditPage, org: true, nav: '/audit' },
 ];
@@ -55,10 +62,13 @@ const NAV: Array<{ path: string; label: string; org: boolean }> = [
   { path: '/logs', label: 'Logs', org: false },
   { path: '/configs', label: 'Routing configs', org: true },
   { path: '/providers', label: 'Providers', org: true },
+  { path: '/models', label: 'Models', org: true },
   { path: '/projects', label: 'Projects', org: true },
   { path: '/keys', label: 'API keys', org: true },
   { path: '/budgets', label: 'Budgets', org: true },
   { path: '/webhooks', label: 'Webhooks', org: true },
+  { path: '/mcp-servers', label: 'MCP servers', org: true },
+  { path: '/guardrails', label: 'Guardrails', org: true },
   { path: '/cache', label: 'Cache', org: true },
   { path: '/audit', label: 'Audit log', org: true },
 ];
@@ -82,24 +92,44 @@ export function App() {
     if (s?.scope === 'org') projectsPromise().catch(() => undefined);
     return s;
   });
+  // A single sign-on session cannot be read from storage: until GET /me answers, the shell waits.
+  const [checkingSso, setCheckingSso] = useState(session === null);
   const [notice, setNotice] = useState<string | null>(null);
   const [menuOpen, setMenuOpen] = useState(false);
   const busy = useBusy();
   const main = useRef<HTMLElement>(null);
   const firstRender = useRef(true);
+  // Read by the 401 handler, which is registered once and so cannot see later renders' session.
+  const viaRef = useRef(session?.via);
+  viaRef.current = session?.via;
+
+  useEffect(() => {
+    if (!checkingSso) return;
+    ssoSession()
+      .then((s) => {
+        if (s?.scope === 'org') projectsPromise().catch(() => undefined);
+        setSession(s);
+      })
+      .catch(() => setSession(null))
+      .finally(() => setCheckingSso(false));
+  }, []);
 
   useEffect(() => {
     setUnauthorizedHandler(() => {
+      setNotice(
+        viaRef.current === 'sso'
+          ? 'Your sign-in session has ended (signed out elsewhere, expired, or your account was deactivated). Sign in again.'
+          : 'The gateway no longer accepts this API key (revoked, or the store was reset). Sign in again.',
+      );
       clearSession();
       setSession(null);
-      setNotice('The gateway no longer accepts this API key (revoked, or the store was reset). Sign in again.');
     });
   }, []);
 
   // The root has no page of its own.
   useEffect(() => {
-    if (loc.path === '/') navigate('/overview', { replace: true });
-  }, [loc.path]);
+    if (loc.path === '/' || (session !== null && loc.path === '/signin')) navigate('/overview', { replace: true });
+  }, [loc.path, session]);
 
   const route = ROUTES.find((r) => r.pattern.test(loc.path));
   const params = route ? (route.pattern.exec(loc.path)?.slice(1) ?? []).map(decodeURIComponent) : [];
@@ -118,6 +148,7 @@ export function App() {
     main.current?.querySelector<HTMLElement>('h1')?.focus();
   }, [loc.path]);
 
+  if (!session && checkingSso) return html`<main id="main" class="signin" aria-busy="true"></main>`;
   if (!session) {
     return html`<${SignIn}
       notice=${notice}
@@ -129,15 +160,18 @@ export function App() {
     />`;
   }
 
-  const signOut = () => {
-    clearSession();
-    setSession(null);
-    setNotice('Signed out.');
+  const onSignOut = () => {
+    void signOut(session).finally(() => {
+      setSession(null);
+      setNotice('Signed out.');
+    });
   };
+  // Before any page renders: pages and shared controls read it to hide what the role cannot do.
+  setWritable(mayWrite(session));
   const Page = route?.page ?? NotFoundPage;
   const blocked = route?.org === true && session.scope !== 'org';
 
-  return html`<div class="shell">
+  return html`<div class="shell" data-access=${mayWrite(session) ? 'write' : 'read'}>
     <a class="skip" href="#main">Skip to content</a>
     <header class="top">
       <a class="brand" href="/ui/overview">Switchyard</a>
@@ -150,10 +184,11 @@ export function App() {
       >
         Menu
       </button>
-      <span class="scope" title="What this API key may see">
-        ${session.scope === 'org' ? 'Org-wide key' : 'Project key'}
+      <span class="scope" title=${session.via === 'sso' ? 'Signed in through single sign-on' : 'What this API key may see'}>
+        ${session.via === 'sso' ? session.name : session.scope === 'org' ? 'Org-wide key' : 'Project key'}
+        <span class="role"> · ${session.role}</span>
       </span>
-      <button type="button" class="signout" onClick=${signOut}>Sign out</button>
+      <button type="button" class="signout" onClick=${onSignOut}>Sign out</button>
     </header>
     <nav id="nav" class=${menuOpen ? 'nav open' : 'nav'} aria-label="Main">
       <ul>

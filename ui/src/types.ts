@@ -96,6 +96,9 @@ export type BudgetStatus = NonNullable<Budget['status']>;
 
 /** `signing_secret` comes only in the answers to create and rotate-secret. */
 export type WebhookEndpoint = Ok<'get_webhook_endpoint'> & Partial<Pick<Ok<'rotate_webhook_secret'>, 'signing_secret'>>;
+/** `signing_secret` comes only in the answer to create. */
+export type Guardrail = Ok<'get_guardrail'> & Partial<Pick<Ok<'create_guardrail'>, 'signing_secret'>>;
+export type GuardrailCheck = Guardrail['checks'][number];
 export type WebhookDeliveryDetail = Ok<'get_webhook_delivery'>;
 export type WebhookDelivery = Item<'list_webhook_deliveries'>;
 export type WebhookAttempt = WebhookDeliveryDetail['attempts'][number];

@@ -37,6 +37,8 @@ const TOPICS = {
   budget: true,
   webhook_endpoint: true,
   cache_entry: true,
+  guardrail: true,
+  model_setting: true,
 } satisfies Record<ChangeTopic, true>;
 
 const isTopic = (t: unknown): t is ChangeTopic => typeof t === 'string' && Object.hasOwn(TOPICS, t);

@@ -2,7 +2,7 @@
 import type { Usage } from '../../ir/types.ts';
 import type { VendorId } from '../types.ts';
 import { lookupModel } from './index.ts';
-import type { ModelPrice } from './types.ts';
+import type { ModelInfo, ModelPrice } from './types.ts';
 
 export interface CostBreakdown {
   input: number;
@@ -22,6 +22,11 @@ export interface CostResult {
 export interface CostOptions {
   /** Batch APIs bill every token at half the list price. */
   batch?: boolean;
+  /**
+   * The organization's own rates for the model (price-override.ts): they replace the catalog's, its
+   * long-context tier included, and price a model the catalog does not know.
+   */
+  price?: ModelPrice;
 }
 
 const PER_TOKEN = 1 / 1_000_000;
@@ -45,9 +50,25 @@ function tokens(n: number | undefined): number {
  *
  * Unknown models cost 0 with `known: false` and a `warning`; this never throws.
  */
+/** The rates that apply: the org's override, else the catalog's (long-context tier past its threshold). */
+function ratesOf(
+  info: ModelInfo | undefined,
+  override: ModelPrice | undefined,
+  prompt: number,
+): ModelPrice | undefined {
+  if (override) return override;
+  if (!info) return undefined;
+  const lc = info.longContext;
+  return lc && prompt > lc.threshold ? lc : info.price;
+}
+
 export function computeCost(vendor: VendorId, model: string, usage: Usage, options?: CostOptions): CostResult {
-  const info = lookupModel(vendor, model);
-  if (!info) {
+  const input = tokens(usage.input);
+  const output = tokens(usage.output);
+  const cacheRead = tokens(usage.cacheRead);
+  const cacheWrite = tokens(usage.cacheWrite);
+  const rates = ratesOf(lookupModel(vendor, model), options?.price, input + cacheRead + cacheWrite);
+  if (!rates) {
     return {
       costUsd: 0,
       known: false,
@@ -55,12 +76,6 @@ export function computeCost(vendor: VendorId, model: string, usage: Usage, optio
       warning: `no catalog price for ${vendor}/${model}; cost recorded as 0`,
     };
   }
-  const input = tokens(usage.input);
-  const output = tokens(usage.output);
-  const cacheRead = tokens(usage.cacheRead);
-  const cacheWrite = tokens(usage.cacheWrite);
-  const lc = info.longContext;
-  const rates: ModelPrice = lc && input + cacheRead + cacheWrite > lc.threshold ? lc : info.price;
   const scale = (options?.batch ? 0.5 : 1) * PER_TOKEN;
   const parts = {
     input: input * rates.input * scale,

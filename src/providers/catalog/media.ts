@@ -61,6 +61,15 @@ export function parseMediaPrice(where: string, raw: unknown): MediaPrice {
   }
 }
 
+/** One priced media model as the file names it (the model catalog lists these). */
+export interface MediaModel {
+  vendor: VendorId;
+  id: string;
+  price: MediaPrice;
+}
+
+const listed: MediaModel[] = [];
+
 function load(): Map<string, MediaPrice> {
   const raw: unknown = JSON.parse(readFileSync(new URL('./prices/media.json', import.meta.url), 'utf8'));
   const out = new Map<string, MediaPrice>();
@@ -69,13 +78,21 @@ function load(): Map<string, MediaPrice> {
     if (!(VENDORS as readonly string[]).includes(vendor)) fail(vendor, 'unknown vendor');
     if (!isRecord(entry) || typeof entry.source !== 'string' || !isRecord(entry.models))
       fail(vendor, 'needs a source and models');
-    for (const [model, price] of Object.entries(entry.models))
-      out.set(`${vendor}/${normalizeModelId(vendor as VendorId, model)}`, parseMediaPrice(`${vendor}/${model}`, price));
+    for (const [model, raw] of Object.entries(entry.models)) {
+      const price = parseMediaPrice(`${vendor}/${model}`, raw);
+      out.set(`${vendor}/${normalizeModelId(vendor as VendorId, model)}`, price);
+      listed.push({ vendor: vendor as VendorId, id: model, price });
+    }
   }
   return out;
 }
 
 const prices = load();
+
+/** Every media model the price file lists, in file order. */
+export function listMediaModels(): readonly MediaModel[] {
+  return listed;
+}
 
 export function mediaPrice(vendor: VendorId, model: string): MediaPrice | undefined {
   return prices.get(`${vendor}/${normalizeModelId(vendor, model)}`) ?? prices.get(`${vendor}/${model}`);

@@ -17,6 +17,13 @@ import * as m130 from './130_rollup_request_type.ts';
 import * as m140 from './140_dim_bounds_per_project.ts';
 import * as m150 from './150_api_key_controls.ts';
 import * as m160 from './160_audit_log.ts';
+import * as m175 from './175_api_key_roles.ts';
+import * as m180 from './180_users.ts';
+import * as m185 from './185_guardrail_policies.ts';
+import * as m190 from './190_request_log_otel_trace.ts';
+import * as m195 from './195_config_managed.ts';
+import * as m196 from './196_model_settings.ts';
+import * as m198 from './198_mcp_servers.ts';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -36,6 +43,13 @@ const MIGRATIONS: Record<string, Migration> = {
   '140_dim_bounds_per_project': m140,
   '150_api_key_controls': m150,
   '160_audit_log': m160,
+  '175_api_key_roles': m175,
+  '180_users': m180,
+  '185_guardrail_policies': m185,
+  '190_request_log_otel_trace': m190,
+  '195_config_managed': m195,
+  '196_model_settings': m196,
+  '198_mcp_servers': m198,
 };
 
 /**

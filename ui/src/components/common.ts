@@ -4,6 +4,7 @@
 import { html } from 'htm/preact';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { mayWriteNow } from '../access.ts';
 import type { ApiError } from '../api.ts';
 import { localClockAndDay, localTime, pretty } from '../format.ts';
 
@@ -79,6 +80,8 @@ export function ConfirmButton({
     else if (asked.current) trigger.current?.focus();
     asked.current = asked.current || asking;
   }, [asking]);
+  // Every destructive action is a write: a read-only caller is not offered one.
+  if (!mayWriteNow()) return null;
   if (!asking)
     return html`<button type="button" class="danger" ref=${trigger} disabled=${disabled} onClick=${() => setAsking(true)}>
       ${label}

@@ -1,7 +1,9 @@
 // Budgets: each one's spend this period against its limit and forecast, its thresholds, a
 // burn-down chart, per-member spend; create, change the limit and thresholds, delete.
+
 import { html } from 'htm/preact';
 import { useMemo, useState } from 'preact/hooks';
+import { WriteOnly } from '../access.ts';
 import { del, enc, get, patch, post } from '../api.ts';
 import { BudgetMeter } from '../components/budget-meter.ts';
 import { Chart } from '../components/chart.ts';
@@ -152,7 +154,7 @@ export function BudgetsPage({ loc }: PageProps) {
         : null
     }
     ${list.data && list.data.data.length > 0 ? html`<ul class="cards">${list.data.data.map((b) => html`<${BudgetCard} key=${b.id} b=${b} projects=${projects} focused=${b.id === focus} onChanged=${list.reload} />`)}</ul>` : null}
-    <${Section} title="Create a budget" id="create-budget">
+    <${WriteOnly}><${Section} title="Create a budget" id="create-budget">
       <${BudgetCreate} projects=${projects} action=${create} onCreated=${list.reload} />
-    <//>`;
+    <//><//>`;
 }

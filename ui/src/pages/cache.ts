@@ -1,7 +1,9 @@
 // The semantic cache of one project: entries, hit rate, money saved, how similar the served hits
 // were, shadow mode's false-hit rate per candidate threshold; and a purge.
+
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
+import { WriteOnly } from '../access.ts';
 import { del, enc } from '../api.ts';
 import { Bars } from '../components/chart.ts';
 import { ConfirmButton, Empty, ErrorBox, Loading, Section, Stat } from '../components/common.ts';
@@ -77,9 +79,9 @@ export function CachePage({ loc }: PageProps) {
     <${ErrorBox} error=${state.error} title="Projects failed to load" />
     ${
       project
-        ? html`<${Section} title="Settings" id="cache-settings-section">
+        ? html`<${WriteOnly}><${Section} title="Settings" id="cache-settings-section">
             <${CacheSettingsForm} key=${project.id} project=${project} />
-          <//>`
+          <//><//>`
         : null
     }
     ${chosen ? html`<${Stats} key=${`${chosen}|${since ?? ''}`} projectId=${chosen} since=${since} />` : null}

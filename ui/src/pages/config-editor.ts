@@ -1,8 +1,11 @@
 // One routing config: its definition in a JSON editor (checked against the schema openapi.yaml
 // publishes, and the server's 400s shown at the field they name), its version history with diffs
-// and restore, and a dry-run playground. /ui/configs/new creates one.
+// and restore, and a dry-run playground. /ui/configs/new creates one. A read-only caller (viewer)
+// sees the definition and its history, without the editor, the restore and delete buttons or the
+// playground (whose calls need the developer role).
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
+import { mayWriteNow, WriteOnly } from '../access.ts';
 import { ApiError, del, enc, patch, post } from '../api.ts';
 import { ConfirmButton, ErrorBox, Loading, Section } from '../components/common.ts';
 import { check, JsonEditor, type Problem, serverProblem } from '../components/json-editor.ts';
@@ -105,9 +108,13 @@ export function ConfigEditorPage({ params }: PageProps) {
   if (isNew)
     return html`<p class="crumbs"><a href="/ui/configs">Routing configs</a> /</p>
       <h1 tabindex="-1">New routing config</h1>
-      <${Section} title="Definition" id="definition">
-        <${Editor} existing=${null} onSaved=${(c: RoutingConfig) => navigate(`/configs/${encodeURIComponent(c.id)}`)} />
-      <//>`;
+      ${
+        mayWriteNow()
+          ? html`<${Section} title="Definition" id="definition">
+              <${Editor} existing=${null} onSaved=${(c: RoutingConfig) => navigate(`/configs/${encodeURIComponent(c.id)}`)} />
+            <//>`
+          : html`<p class="hint">Creating a routing config needs the developer role.</p>`
+      }`;
 
   const c = config.data;
   return html`<p class="crumbs"><a href="/ui/configs">Routing configs</a> /</p>
@@ -122,23 +129,27 @@ export function ConfigEditorPage({ params }: PageProps) {
             <${Section}
               title="Definition"
               id="definition"
-              actions=${html`<${ConfirmButton}
+              actions=${html`<${WriteOnly}><${ConfirmButton}
                 label="Delete config"
                 confirm=${`Delete @${c.slug}? Calls to it answer 404 from then on.`}
                 onConfirm=${async () => {
                   if (await remove.run()) navigate('/configs');
                 }}
-              />`}
+              /><//>`}
             >
               <${ErrorBox} error=${remove.error} title="Delete failed" />
-              <${Editor}
-                key=${c.version_id}
-                existing=${c}
-                onSaved=${() => {
-                  config.reload();
-                  setRevision((r) => r + 1);
-                }}
-              />
+              ${
+                mayWriteNow()
+                  ? html`<${Editor}
+                      key=${c.version_id}
+                      existing=${c}
+                      onSaved=${() => {
+                        config.reload();
+                        setRevision((r) => r + 1);
+                      }}
+                    />`
+                  : html`<pre class="mono" aria-label="Routing config definition (read-only)">${editableText(c)}</pre>`
+              }
             <//>
             <${Section} title="Version history" id="versions">
               <${Versions}
@@ -150,9 +161,9 @@ export function ConfigEditorPage({ params }: PageProps) {
                 }}
               />
             <//>
-            <${Section} title="Dry-run playground" id="playground">
+            <${WriteOnly}><${Section} title="Dry-run playground" id="playground">
               <${Playground} config=${c} />
-            <//>`
+            <//><//>`
         : null
     }`;
 }

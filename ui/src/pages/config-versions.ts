@@ -2,6 +2,7 @@
 // restore an old one (which writes a new version equal to it).
 import { html } from 'htm/preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { WriteOnly } from '../access.ts';
 import { enc, post } from '../api.ts';
 import { Badge, ConfirmButton, ErrorBox, Loading, Time } from '../components/common.ts';
 import { useAction, useApi } from '../hooks.ts';
@@ -89,13 +90,13 @@ export function Versions({
                 ${
                   v.current
                     ? null
-                    : html`<${ConfirmButton}
+                    : html`<${WriteOnly}><${ConfirmButton}
                         label=${`Restore v${v.version}`}
                         confirm=${`Make version ${v.version}'s definition current (as a new version)?`}
                         onConfirm=${async () => {
                           if (await restore.run(v.version)) onRestored();
                         }}
-                      />`
+                      /><//>`
                 }
               </td>
             </tr>`,

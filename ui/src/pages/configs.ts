@@ -1,5 +1,7 @@
 // Routing configs: the live configs (current versions) and how their decisions went.
+
 import { html } from 'htm/preact';
+import { WriteOnly } from '../access.ts';
 import { Empty, ErrorBox, Loading, Section, Time } from '../components/common.ts';
 import { PagedList, usePaged } from '../components/paged-list.ts';
 import { int, pct } from '../format.ts';
@@ -65,14 +67,14 @@ export function ConfigsPage({ session }: PageProps) {
   const projects = useProjects(session.scope === 'org');
   const configs = usePaged<RoutingConfig>('/routing-configs', { limit: 50 });
   return html`<h1 tabindex="-1">Routing configs</h1>
-    <p class="toolbar"><a class="button primary" href="/ui/configs/new">New routing config</a></p>
+    <${WriteOnly}><p class="toolbar"><a class="button primary" href="/ui/configs/new">New routing config</a></p><//>
     <${Section} title="Configs" id="configs">
       <${PagedList}
         paged=${configs}
         what="configs"
         errorTitle="Routing configs failed to load"
         empty=${html`<${Empty} title="No routing configs yet.">
-          <p><a href="/ui/configs/new">Create one</a> from a template (fallback, cost-optimized, A/B test, …), then call it with <code>"model": "@slug"</code>.</p>
+          <${WriteOnly}><p><a href="/ui/configs/new">Create one</a> from a template (fallback, cost-optimized, A/B test, …), then call it with <code>"model": "@slug"</code>.</p><//>
         <//>`}
         rows=${(rows: RoutingConfig[]) => html`<div class="table-wrap">
           <table data-testid="configs-table">

@@ -1,8 +1,10 @@
-// API keys: create (org-wide or for one project, with optional rate limits, allowed models, expiry
-// and metadata; the plaintext is shown once), list (never the plaintext), rotate and revoke.
+// API keys: create (org-wide or for one project, with a role and optional rate limits, allowed
+// models, expiry and metadata; the plaintext is shown once), list (never the plaintext), change a
+// key's role, rotate and revoke. A read-only caller (viewer) sees the list without the controls.
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
-import { del, enc, post } from '../api.ts';
+import { mayWriteNow, WriteOnly } from '../access.ts';
+import { del, enc, patch, post } from '../api.ts';
 import { Badge, ConfirmButton, Empty, ErrorBox, OnceSecret, Section, Time } from '../components/common.ts';
 import { PagedList, usePaged } from '../components/paged-list.ts';
 import { useAction } from '../hooks.ts';
@@ -40,6 +42,15 @@ function controls(d: FormData): Record<string, unknown> {
   return out;
 }
 
+type KeyRole = ApiKey['role'];
+const ROLES: readonly KeyRole[] = ['admin', 'developer', 'viewer', 'inference'];
+const ROLE_HINT: Record<KeyRole, string> = {
+  admin: 'admin: everything',
+  developer: 'developer: model calls; configs, budgets, webhooks and keys',
+  viewer: 'viewer: read-only, no model calls',
+  inference: 'inference: model calls only',
+};
+
 /** What the dashboard's Rotate button gives the old plaintext (the API takes 0 to 7 days). */
 const ROTATION_GRACE_SECONDS = 3600;
 
@@ -54,6 +65,7 @@ export function KeysPage({ loc }: PageProps) {
   });
   const create = useAction((body: Record<string, unknown>) => post<ApiKey>('/api-keys', body));
   const revoke = useAction((id: string) => del<ApiKey>(`/api-keys/${enc(id)}`));
+  const setRole = useAction((id: string, role: KeyRole) => patch<ApiKey>(`/api-keys/${enc(id)}`, { role }));
   const rotate = useAction((id: string) =>
     post<ApiKey>(`/api-keys/${enc(id)}/rotate`, { grace_period_seconds: ROTATION_GRACE_SECONDS }),
   );
@@ -61,7 +73,7 @@ export function KeysPage({ loc }: PageProps) {
   const [scope, setScope] = useState(projectFilter);
 
   return html`<h1 tabindex="-1">API keys</h1>
-    <${Section} title="Create a key" id="create-key">
+    <${WriteOnly}><${Section} title="Create a key" id="create-key">
       <form
         class="form-grid"
         aria-label="Create an API key"
@@ -72,6 +84,8 @@ export function KeysPage({ loc }: PageProps) {
           const body: Record<string, unknown> = { name: String(d.get('name') ?? '').trim() || undefined };
           const project = String(d.get('project_id') ?? '');
           if (project) body.project_id = project;
+          const role = String(d.get('role') ?? '');
+          if (role) body.role = role;
           const limits = rateLimits(d);
           if (limits) body.rate_limits = limits;
           Object.assign(body, controls(d));
@@ -90,6 +104,12 @@ export function KeysPage({ loc }: PageProps) {
             ${projects.filter((p) => !p.deleted_at).map((p) => html`<option value=${p.id}>Project: ${p.name}</option>`)}
           </select>
         </label>
+        <label>Role
+          <select name="role">
+            <option value="">Default (admin org-wide, inference for a project)</option>
+            ${ROLES.map((r) => html`<option value=${r}>${ROLE_HINT[r]}</option>`)}
+          </select>
+        </label>
         <label>Requests / minute <input name="rpm" type="number" min="1" placeholder="no limit" /></label>
         <label>Tokens / minute <input name="tpm" type="number" min="1" placeholder="no limit" /></label>
         <label>Concurrent calls <input name="concurrency" type="number" min="1" placeholder="no limit" /></label>
@@ -100,7 +120,7 @@ export function KeysPage({ loc }: PageProps) {
         <${ErrorBox} error=${create.error} title="The key was not created" />
       </form>
       ${secret?.key ? html`<${OnceSecret} title=${`API key "${secret.name}":`} value=${secret.key} onDone=${() => setSecret(null)} />` : null}
-    <//>
+    <//><//>
     <${Section}
       title="Keys"
       id="keys"
@@ -121,7 +141,7 @@ export function KeysPage({ loc }: PageProps) {
         rows=${(rows: ApiKey[]) => html`<div class="table-wrap">
           <table data-testid="keys-table">
             <thead>
-              <tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Scope</th><th scope="col">Rate limits</th><th scope="col">Models</th><th scope="col">Expires</th><th scope="col">Last used</th><th scope="col">Created</th><th scope="col">Status</th></tr>
+              <tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Scope</th><th scope="col">Role</th><th scope="col">Rate limits</th><th scope="col">Models</th><th scope="col">Expires</th><th scope="col">Last used</th><th scope="col">Created</th><th scope="col">Status</th></tr>
             </thead>
             <tbody>
               ${rows.map(
@@ -129,6 +149,19 @@ export function KeysPage({ loc }: PageProps) {
                   <td>${k.name}</td>
                   <td class="mono">${k.prefix}…</td>
                   <td>${k.project_id ? projectName(projects, k.project_id) : 'org-wide'}</td>
+                  <td>${
+                    k.revoked_at || !mayWriteNow()
+                      ? k.role
+                      : html`<select aria-label=${`Role of ${k.name}`} value=${k.role} disabled=${setRole.pending} onChange=${async (
+                          e: Event,
+                        ) => {
+                          // Reloaded either way: a refused change puts the select back to the stored role.
+                          await setRole.run(k.id, (e.target as HTMLSelectElement).value as KeyRole);
+                          keys.list.reload();
+                        }}>
+                          ${ROLES.map((r) => html`<option value=${r}>${r}</option>`)}
+                        </select>`
+                  }</td>
                   <td>${
                     k.rate_limits
                       ? Object.entries(k.rate_limits)
@@ -144,14 +177,14 @@ export function KeysPage({ loc }: PageProps) {
                     ${
                       k.revoked_at
                         ? html`<${Badge} tone="bad">revoked<//> <${Time} iso=${k.revoked_at} />`
-                        : html`<${ConfirmButton} label="Rotate" confirm=${`Issue a new key for ${k.name}? The old one keeps working for an hour.`} onConfirm=${async () => {
+                        : html`<${Badge} tone="ok">active<//><${WriteOnly}> <${ConfirmButton} label="Rotate" confirm=${`Issue a new key for ${k.name}? The old one keeps working for an hour.`} onConfirm=${async () => {
                             const rotated = await rotate.run(k.id);
                             if (rotated) {
                               setSecret(rotated);
                               keys.list.reload();
                             }
                           }} />
-                          <${ConfirmButton} label="Revoke" confirm=${`Revoke ${k.name}? It stops working within a second.`} onConfirm=${async () => (await revoke.run(k.id)) && keys.list.reload()} />`
+                          <${ConfirmButton} label="Revoke" confirm=${`Revoke ${k.name}? It stops working within a second.`} onConfirm=${async () => (await revoke.run(k.id)) && keys.list.reload()} /><//>`
                     }
                   </td>
                 </tr>`,
@@ -160,6 +193,7 @@ export function KeysPage({ loc }: PageProps) {
           </table>
         </div>`}
       >
+        <${ErrorBox} error=${setRole.error} title="The role was not changed" />
         <${ErrorBox} error=${revoke.error} title="Revoke failed" />
         <${ErrorBox} error=${rotate.error} title="Rotate failed" />
       <//>

@@ -12,6 +12,13 @@ import { href } from '../router.ts';
 import type { LogRecord } from '../types.ts';
 import { ReplayPanel } from './replay.ts';
 
+/** The call's trace in the operator's tracing backend, when SWITCHYARD_TRACE_URL_TEMPLATE names one. */
+function otelTrace(log: LogRecord) {
+  if (log.otel_trace_url)
+    return html`<a href=${log.otel_trace_url} target="_blank" rel="noopener noreferrer" class="mono" data-testid="otel-trace-link">${log.otel_trace_id}</a>`;
+  return log.otel_trace_id ? html`<span class="mono">${log.otel_trace_id}</span>` : '—';
+}
+
 function Summary({ log, projects }: { log: LogRecord; projects: ReturnType<typeof useProjects> }) {
   const link = (key: string, value: string | null) =>
     value ? html`<a href=${href('/logs', { [key]: value })}>${value}</a>` : '—';
@@ -36,6 +43,7 @@ function Summary({ log, projects }: { log: LogRecord; projects: ReturnType<typeo
     ['Cost', usd(log.cost_usd)],
     ['End user', link('end_user', log.end_user)],
     ['Trace id', link('trace_id', log.trace_id)],
+    ['OpenTelemetry trace', otelTrace(log)],
     ['Conversation', link('conversation_id', log.conversation_id)],
     ['API key', log.api_key_id ?? '—'],
     ['Credential', log.credential_id ?? '—'],

@@ -1,6 +1,7 @@
 // Projects: create, list, delete (a soft delete that also revokes the project's keys).
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
+import { WriteOnly } from '../access.ts';
 import { del, enc, post } from '../api.ts';
 import { Badge, ConfirmButton, Empty, ErrorBox, Section, Time } from '../components/common.ts';
 import { PagedList, usePaged } from '../components/paged-list.ts';
@@ -33,7 +34,7 @@ export function ProjectsPage() {
   };
 
   return html`<h1 tabindex="-1">Projects</h1>
-    <${Section} title="Create a project" id="create-project">
+    <${WriteOnly}><${Section} title="Create a project" id="create-project">
       <form
         class="form-grid"
         aria-label="Create a project"
@@ -55,7 +56,7 @@ export function ProjectsPage() {
         <${ErrorBox} error=${create.error} title="The project was not created" />
         ${create.result ? html`<p class="ok-text" role="status">Created ${create.result.name} (${create.result.id}). <a href=${href('/keys', { project_id: create.result.id })}>Create a key for it</a>.</p>` : null}
       </form>
-    <//>
+    <//><//>
     <${Section}
       title="Projects"
       id="projects"

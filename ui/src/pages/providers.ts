@@ -1,7 +1,9 @@
 // Provider credentials: add one (the key is checked with the vendor first), rotate its key, see its
 // health windows, delete it. Keys are write-only: the API never returns them, nor does this page.
+
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
+import { WriteOnly } from '../access.ts';
 import { type ApiError, del, enc, patch, post } from '../api.ts';
 import { Badge, ConfirmButton, Empty, ErrorBox, Loading, Section, Time } from '../components/common.ts';
 import { HealthChart } from '../components/health-chart.ts';
@@ -115,7 +117,7 @@ function Row({ p, onChanged }: { p: Provider; onChanged: () => void }) {
 export function ProvidersPage() {
   const list = useApi<Page<Provider>>('/providers', { limit: 200 });
   return html`<h1 tabindex="-1">Providers</h1>
-    <${Section} title="Add a provider credential" id="add-provider"><${AddForm} onAdded=${list.reload} /><//>
+    <${WriteOnly}><${Section} title="Add a provider credential" id="add-provider"><${AddForm} onAdded=${list.reload} /><//><//>
     <${ErrorBox} error=${list.error} title="Providers failed to load" />
     ${list.loading && !list.data ? html`<${Loading} what="providers" />` : null}
     ${

@@ -1,12 +1,34 @@
-// Sign-in: one API key, checked against the management API before it is kept for the tab.
+// Sign-in: "Sign in with SSO" when the gateway has an identity provider, and always an API key
+// (checked against the management API before it is kept for the tab), which stays the way in when
+// the provider is down.
 import { html } from 'htm/preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { ApiError } from '../api.ts';
 import { ErrorBox } from '../components/common.ts';
-import { type Session, saveSession, signIn } from '../session.ts';
+import { type Session, type SsoStatus, saveSession, signIn, ssoStatus } from '../session.ts';
+
+/** The provider's refusal, sent back by the gateway's callback as `?sso_error=`. */
+function ssoErrorOf(): ApiError | null {
+  const message = new URLSearchParams(location.search).get('sso_error');
+  return message ? new ApiError(0, message) : null;
+}
+
+function SsoButton() {
+  const [status, setStatus] = useState<SsoStatus | null>(null);
+  useEffect(() => {
+    ssoStatus().then(setStatus);
+  }, []);
+  if (!status?.enabled || status.login_url === null) return null;
+  const back =
+    location.pathname.startsWith('/ui/') && location.pathname !== '/ui/signin' ? location.pathname : '/ui/overview';
+  return html`<p class="sso">
+      <a class="button primary" href=${`${status.login_url}?return_to=${encodeURIComponent(back)}`}>Sign in with SSO</a>
+    </p>
+    <p class="hint">Or use an API key (break-glass, and for automation):</p>`;
+}
 
 export function SignIn({ notice, onSignedIn }: { notice: string | null; onSignedIn: (s: Session) => void }) {
-  const [error, setError] = useState<ApiError | null>(null);
+  const [error, setError] = useState<ApiError | null>(ssoErrorOf);
   const [pending, setPending] = useState(false);
 
   const submit = async (e: Event) => {
@@ -41,6 +63,7 @@ export function SignIn({ notice, onSignedIn }: { notice: string | null; onSigned
       <h1>Switchyard</h1>
       <p>Sign in with a Switchyard API key. An org-wide key sees everything; a project key sees its project's logs and analytics.</p>
       ${notice ? html`<p class="notice" role="status">${notice}</p>` : null}
+      <${SsoButton} />
       <label for="api_key">API key</label>
       <input
         id="api_key"

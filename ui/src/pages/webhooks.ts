@@ -1,7 +1,9 @@
 // Webhook endpoints: create (the signing secret is shown once), send a test event, rotate the
 // secret, pause or resume, delete; their deliveries with attempt history and replay below.
+
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
+import { WriteOnly } from '../access.ts';
 import { del, enc, patch, post } from '../api.ts';
 import { Badge, ConfirmButton, Empty, ErrorBox, Loading, OnceSecret, Section, Time } from '../components/common.ts';
 import { useAction, useApi } from '../hooks.ts';
@@ -130,7 +132,7 @@ export function WebhooksPage() {
   };
   const list = endpoints.data?.data ?? [];
   return html`<h1 tabindex="-1">Webhooks</h1>
-    <${Section} title="Create an endpoint" id="create-webhook">
+    <${WriteOnly}><${Section} title="Create an endpoint" id="create-webhook">
       <${ErrorBox} error=${types.error} title="Event types failed to load" />
       <${CreateForm}
         types=${types.data?.data ?? []}
@@ -140,7 +142,7 @@ export function WebhooksPage() {
         }}
       />
       ${secret?.signing_secret ? html`<${OnceSecret} title=${`Signing secret of ${secret.url}:`} value=${secret.signing_secret} onDone=${() => setSecret(null)} />` : null}
-    <//>
+    <//><//>
     <${Section} title="Endpoints" id="endpoints">
       <${ErrorBox} error=${endpoints.error} title="Endpoints failed to load" />
       ${endpoints.loading && !endpoints.data ? html`<${Loading} what="endpoints" />` : null}

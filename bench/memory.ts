@@ -1,0 +1,103 @@
+// Resident memory of built gateways side by side (issue 32 item 4: idle under 100 MB, peak at c=32
+// under 150 MB). Each `--root` is a checkout with a fresh dist/ (`npm run build`); the roots take
+// turns, round after round, so a loaded shared machine weighs on each of them alike.
+//
+//   node --import tsx bench/memory.ts --root scratch/before --root . [--rounds 2] [--duration 8]
+//     [--node-options= --node-options=--max-semi-space-size=4]
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { pickGenerator } from './load/index.ts';
+import { RssSampler } from './rss.ts';
+import { SCENARIOS } from './scenarios.ts';
+import { Processes, ROOT } from './stack.ts';
+import { median } from './stats.ts';
+
+const { values } = parseArgs({
+  options: {
+    root: { type: 'string', multiple: true, default: ['.'] },
+    rounds: { type: 'string', default: '2' },
+    duration: { type: 'string', default: '8' },
+    idle: { type: 'string', default: '4' },
+    /** NODE_OPTIONS for the gateways: `--node-options=` and `--node-options=--max-semi-space-size=2` compare V8 settings. */
+    'node-options': { type: 'string', multiple: true },
+  },
+});
+const roots = (values.root ?? ['.']).map((r) => resolve(ROOT, r));
+// Every root runs under every NODE_OPTIONS variant; none given means the environment's.
+const variants = values['node-options'] ?? [process.env.NODE_OPTIONS ?? ''];
+const rounds = Number(values.rounds);
+const durationSec = Number(values.duration);
+const idleSec = Number(values.idle);
+const LOADED = ['passthrough', 'passthrough-stream', 'translated'];
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const log = (s: string) => process.stderr.write(`${s}\n`);
+
+interface Sample {
+  idleMb: number;
+  peakMb: number;
+  afterMb: number;
+  /** Per loaded scenario, so a setting that saves memory by costing throughput shows it. */
+  rps: number[];
+}
+
+async function measure(procs: Processes, fakeUrl: string, root: string, nodeOptions: string): Promise<Sample> {
+  const gen = pickGenerator('auto');
+  const gateway = await procs.startGateway({ fakeUrl, root, env: { NODE_OPTIONS: nodeOptions } });
+  const rss = new RssSampler(gateway.proc.pid, 100);
+  try {
+    await sleep(idleSec * 1000);
+    const idleMb = median(rss.between(rss.now() - 1000, Number.POSITIVE_INFINITY));
+    const loadStart = rss.now();
+    const rps: number[] = [];
+    for (const id of LOADED) {
+      const s = SCENARIOS.find((x) => x.id === id);
+      if (!s) continue;
+      const r = await gen.run({ ...s.gateway(gateway.url), connections: 32, durationSec });
+      rps.push(r.rps);
+      if (r.non2xx + r.errors > 0) log(`  ${id}: ${r.non2xx + r.errors} failed calls`);
+    }
+    const peakMb = Math.max(...rss.between(loadStart, Number.POSITIVE_INFINITY));
+    await sleep(2000);
+    const afterMb = median(rss.between(rss.now() - 1000, Number.POSITIVE_INFINITY));
+    return { idleMb, peakMb, afterMb, rps };
+  } finally {
+    rss.stop();
+    await gateway.stop();
+    procs.gateway = null;
+  }
+}
+
+async function main(): Promise<void> {
+  const procs = new Processes();
+  const runs = roots.flatMap((root) => variants.map((nodeOptions) => ({ root, nodeOptions })));
+  const label = (r: { root: string; nodeOptions: string }) => (r.nodeOptions ? `${r.root} (${r.nodeOptions})` : r.root);
+  const results = new Map<string, Sample[]>(runs.map((r) => [label(r), []]));
+  try {
+    const fake = await procs.startFake();
+    for (let i = 0; i < rounds; i++) {
+      for (const run of runs) {
+        const s = await measure(procs, fake.url, run.root, run.nodeOptions);
+        results.get(label(run))?.push(s);
+        log(
+          `round ${i + 1} ${label(run)}: idle ${s.idleMb.toFixed(1)} MB, peak c=32 ${s.peakMb.toFixed(1)} MB, ${s.rps.map((x) => Math.round(x)).join('/')} rps`,
+        );
+      }
+    }
+  } finally {
+    await procs.stopAll();
+  }
+  process.stdout.write(
+    `\n| root | idle MB | peak c=32 MB | after load MB | rps (${LOADED.join(', ')}) |\n|---|---|---|---|---|\n`,
+  );
+  for (const [name, samples] of results) {
+    const m = (f: (s: Sample) => number) => median(samples.map(f)).toFixed(1);
+    const rps = LOADED.map((_, i) => Math.round(median(samples.map((s) => s.rps[i] ?? 0)))).join(' / ');
+    process.stdout.write(
+      `| ${name} | ${m((s) => s.idleMb)} | ${m((s) => s.peakMb)} | ${m((s) => s.afterMb)} | ${rps} |\n`,
+    );
+  }
+  process.stdout.write('\n(medians over the rounds)\n');
+}
+
+await main();

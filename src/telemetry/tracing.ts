@@ -1,0 +1,65 @@
+// Tracing as the gateway runs it: the sampler named by OTEL_TRACES_SAMPLER (the SDK's own), the
+// resource from OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES, and the official OTLP transport for
+// the spans that feature.ts writes. No tracer provider is registered as the process's global one, so
+// a library that also traces is not rerouted through it. Loaded only by index.ts, and only when an
+// endpoint is set.
+import { ROOT_CONTEXT, SamplingDecision, SpanKind } from '@opentelemetry/api';
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  type Sampler,
+  TraceIdRatioBasedSampler,
+} from '@opentelemetry/sdk-trace-base';
+import type { TelemetryConfig } from '../config.ts';
+import { gatewayVersion } from '../util/version.ts';
+import { otlpSpanExporter, traceRequestEncoder } from './exporter.ts';
+import { tracingFeature } from './feature.ts';
+import type { AttrValue } from './proto-writer.ts';
+import { resourceOf } from './resource.ts';
+import { SpanQueue } from './spans.ts';
+import type { Sampling, Telemetry, TelemetryDeps } from './types.ts';
+
+export async function startTracing(config: TelemetryConfig, deps: TelemetryDeps): Promise<Telemetry> {
+  const resource = resourceOf(config);
+  const attrs: Record<string, AttrValue> = {};
+  for (const [k, v] of Object.entries(resource.attributes)) {
+    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') attrs[k] = v;
+  }
+  const encode = traceRequestEncoder(attrs, { name: 'switchyard', version: gatewayVersion() });
+  const queue = new SpanQueue(await otlpSpanExporter(config, encode), deps);
+  return {
+    feature: tracingFeature(samplingOf(config), queue, new Set(config.noPropagation), config, deps),
+    flush: () => queue.flush(),
+    shutdown: () => queue.shutdown(),
+  };
+}
+
+/**
+ * OTEL_TRACES_SAMPLER as a per-call decision. The parent-based samplers follow the caller's sampled
+ * flag and ask their root sampler (the SDK's own) only for calls without one; deciding that here
+ * spares each call the context object the SDK's ParentBasedSampler would read the flag from.
+ */
+export function samplingOf(config: TelemetryConfig): Sampling {
+  const ratio = new TraceIdRatioBasedSampler(config.samplerRatio);
+  const parentBased = config.sampler.startsWith('parentbased_');
+  let root: Sampler;
+  switch (config.sampler) {
+    case 'always_off':
+    case 'parentbased_always_off':
+      root = new AlwaysOffSampler();
+      break;
+    case 'traceidratio':
+    case 'parentbased_traceidratio':
+      root = ratio;
+      break;
+    default:
+      root = new AlwaysOnSampler();
+  }
+  return (parent, traceIdHex, name) => {
+    if (parentBased && parent !== undefined) return parent.sampled;
+    return (
+      root.shouldSample(ROOT_CONTEXT, traceIdHex, name, SpanKind.SERVER, {}, []).decision ===
+      SamplingDecision.RECORD_AND_SAMPLED
+    );
+  };
+}
