@@ -9,7 +9,7 @@
 import { spawn } from 'node:child_process';
 import { loadConfig } from '../src/config.ts';
 import type { FamilyCodec } from '../src/families/shared/codec.ts';
-import type { ChatCall, ChatTarget } from '../src/pipeline/call.ts';
+import type { ChatCall, RoutedTarget } from '../src/pipeline/call.ts';
 import type { PipelineDeps } from '../src/pipeline/deps.ts';
 import { endCall, newCall } from '../src/pipeline/lifecycle.ts';
 import { callRecord, recordParts } from '../src/pipeline/record.ts';
@@ -38,7 +38,7 @@ const beforeRoute = telemetry.feature.beforeRoute;
 // Only what the feature reads of a call: the bench measures the feature, not a whole pipeline.
 const codec = { requestType: 'chat.completions', family: 'alpha' } as unknown as FamilyCodec;
 const deps = { onHookError: (e: unknown) => console.error(e) } as unknown as PipelineDeps;
-const target = { vendor: 'openai', vendorAsSent: 'openai', model: 'gpt-4o-mini' } as ChatTarget;
+const target = { vendor: 'openai', vendorAsSent: 'openai', model: 'gpt-4o-mini' } as RoutedTarget;
 const headers = { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' };
 const signal = AbortSignal.abort();
 

@@ -7,7 +7,7 @@
 import { GatewayError } from '../errors/gateway-error.ts';
 import { alphaCodec } from '../families/alpha/codec.ts';
 import type { ChatRequest, JsonValue } from '../ir/types.ts';
-import { decodeEmbeddingsBody } from '../pipeline/embed-attempt.ts';
+import { decodeEmbeddingBody } from '../pipeline/embed-attempt.ts';
 import type { NewItem } from '../store/batches.ts';
 import { isRecord, parseBoundedJson } from '../util/json.ts';
 import type { ItemEstimate } from './deps.ts';
@@ -18,7 +18,7 @@ import type { AlphaResult } from './objects.ts';
 export const ALPHA_BATCH_ENDPOINTS: Record<string, (body: unknown) => ChatRequest | undefined> = {
   '/v1/chat/completions': (body) => alphaCodec.decode(body).ir,
   '/v1/embeddings': (body) => {
-    decodeEmbeddingsBody(body);
+    decodeEmbeddingBody(body);
     return undefined;
   },
 };

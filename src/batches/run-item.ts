@@ -7,7 +7,7 @@ import type { JsonObject, JsonValue } from '../ir/types.ts';
 import type { Principal } from '../live/principals.ts';
 import { runChat } from '../pipeline/chat.ts';
 import type { PipelineDeps } from '../pipeline/deps.ts';
-import { runEmbeddings } from '../pipeline/embeddings.ts';
+import { runEmbedding } from '../pipeline/embeddings.ts';
 import type { CallRecord } from '../pipeline/types.ts';
 import type { BatchFamily, ItemOutcome } from '../store/batches.ts';
 import { newId } from '../util/ids.ts';
@@ -67,7 +67,7 @@ export async function runItem(deps: PipelineDeps, run: ItemRun): Promise<ItemRun
   };
   const reply =
     run.family === 'alpha' && run.endpoint === '/v1/embeddings'
-      ? await runEmbeddings(input, deps)
+      ? await runEmbedding(input, deps)
       : await runChat(input, deps);
   if (reply.kind !== 'json') {
     // Items are sent with stream: false; a stream here would be a pipeline bug, not the caller's.

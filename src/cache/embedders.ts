@@ -4,7 +4,7 @@
 // logged like any call, with the chat call's request id as its trace id.
 import { alphaCodec } from '../families/alpha/codec.ts';
 import type { PipelineDeps } from '../pipeline/deps.ts';
-import { runEmbeddings } from '../pipeline/embeddings.ts';
+import { runEmbedding } from '../pipeline/embeddings.ts';
 import type { ProxyCall } from '../pipeline/types.ts';
 import { newId } from '../util/ids.ts';
 import { isRecord } from '../util/json.ts';
@@ -50,7 +50,7 @@ export function cacheEmbedders(pipeline: () => PipelineDeps, onError: (err: unkn
     local,
     async remote(call, model, text) {
       try {
-        const reply = await runEmbeddings(
+        const reply = await runEmbedding(
           {
             codec: alphaCodec,
             principal: call.principal,

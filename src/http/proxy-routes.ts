@@ -11,7 +11,7 @@ import type { FamilyCodec } from '../families/shared/codec.ts';
 import { runChat } from '../pipeline/chat.ts';
 import { runCountTokens } from '../pipeline/count-tokens.ts';
 import type { PipelineDeps } from '../pipeline/deps.ts';
-import { runEmbeddings } from '../pipeline/embeddings.ts';
+import { runEmbedding } from '../pipeline/embeddings.ts';
 import type { PipelineReply, ProxyInput } from '../pipeline/types.ts';
 import { safeHeaders } from './header-value.ts';
 import { alphaModelList, betaModelList } from './model-lists.ts';
@@ -102,7 +102,7 @@ export function proxyRoutes(deps: PipelineDeps, inFlight: InFlight) {
       chat: route(alphaCodec, runChat),
       // Same logic as the X-Svc-Dry-Run header, whatever the header says.
       dry_run: route(alphaCodec, runChat, true),
-      embeddings: route(alphaCodec, runEmbeddings),
+      embeddings: route(alphaCodec, runEmbedding),
       alpha_models: alphaModelList(deps.live),
       messages: route(betaCodec, runChat),
       count_tokens: route(betaCodec, runCountTokens),

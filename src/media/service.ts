@@ -7,7 +7,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { alphaCodec } from '../families/alpha/codec.ts';
 import type { Principal } from '../live/principals.ts';
-import type { ChatTarget } from '../pipeline/call.ts';
+import type { RoutedTarget } from '../pipeline/call.ts';
 import type { PipelineDeps } from '../pipeline/deps.ts';
 import { asRawReply, finishRaw, type RawReply, refuseRaw, runRawCall } from '../pipeline/raw-call.ts';
 import type { ProxyInput } from '../pipeline/types.ts';
@@ -90,7 +90,7 @@ export class Media {
   }
 
   #send(
-    t: ChatTarget,
+    t: RoutedTarget,
     path: MediaOperation,
     body: Buffer | string,
     type: string,

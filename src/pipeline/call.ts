@@ -29,12 +29,13 @@ export interface ChatCall {
    * Set by a beforeRoute hook that follows each upstream attempt (tracing): called with the request
    * just before it is sent, once per attempt, and may add headers to it (`traceparent`).
    */
-  onSend?: (target: ChatTarget, spec: HttpRequestSpec) => void;
+  onSend?: (target: RoutedTarget, spec: HttpRequestSpec) => void;
   /** Set by the guard stage when the answer is to be checked or restored (guard.ts). */
   guard?: AnswerGuard;
 }
 
-export interface ChatTarget {
+/** The upstream routing picked for one attempt (chat or embeddings); providers/types.ts `Target` is what an adapter sends to. */
+export interface RoutedTarget {
   vendor: VendorId;
   vendorAsSent: string;
   /** Upstream model id. */

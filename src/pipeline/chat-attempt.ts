@@ -9,7 +9,7 @@ import { sendUpstream } from '../providers/http.ts';
 import { chatAdapterFor } from '../providers/registry.ts';
 import type { ChatAdapter, HttpRequestSpec, Target } from '../providers/types.ts';
 import { isRecord } from '../util/json.ts';
-import type { ChatCall, ChatTarget } from './call.ts';
+import type { ChatCall, RoutedTarget } from './call.ts';
 import { checkJsonAgainstSchema } from './json-schema.ts';
 import { openStreamRelay } from './stream-relay.ts';
 
@@ -17,7 +17,7 @@ export function isPassthrough(codec: FamilyCodec, adapter: ChatAdapter): boolean
   return adapter.wire === codec.nativeWire;
 }
 
-export async function attemptChat(call: ChatCall, target: ChatTarget, signal: AbortSignal): Promise<AttemptOutcome> {
+export async function attemptChat(call: ChatCall, target: RoutedTarget, signal: AbortSignal): Promise<AttemptOutcome> {
   const adapter = chatAdapterFor(target.vendor, target.model);
   // A guarded call's request was rewritten and its answer must be checked: never the raw bytes.
   const passthrough = call.guard?.translate !== true && isPassthrough(call.codec, adapter);

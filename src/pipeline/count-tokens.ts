@@ -9,7 +9,7 @@ import { chatAdapterFor } from '../providers/registry.ts';
 import { requestFacts } from '../routing/planner.ts';
 import { estimateRequestTokens } from '../tokens/estimate.ts';
 import { isRecord } from '../util/json.ts';
-import type { ChatTarget } from './call.ts';
+import type { RoutedTarget } from './call.ts';
 import type { PipelineDeps } from './deps.ts';
 import { runBeforeRoute } from './hooks.ts';
 import { endCall, newCall, withCallHeaders } from './lifecycle.ts';
@@ -49,7 +49,7 @@ export async function runCountTokens(input: ProxyInput, deps: PipelineDeps): Pro
       },
       deps.live,
     );
-    let target: ChatTarget | undefined;
+    let target: RoutedTarget | undefined;
     if (plan.kind === 'direct') target = plan.target;
     else {
       for (const step of plan.decision.attempts) {

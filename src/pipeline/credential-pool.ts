@@ -7,7 +7,7 @@
 import type { UpstreamErrorInfo } from '../ir/types.ts';
 import type { ResolvedCredential } from '../live/credentials.ts';
 import type { Breaker } from '../util/breaker.ts';
-import type { ChatTarget } from './call.ts';
+import type { RoutedTarget } from './call.ts';
 
 /** Credentials one attempt may go through before its failure is the caller's answer. */
 const MAX_TRIES = 3;
@@ -68,12 +68,12 @@ type Outcome = { ok: true } | { ok: false; error: UpstreamErrorInfo };
  * credential's, never after the caller left. `each` sees every try, for health and the trace.
  */
 export async function acrossCredentials<O extends Outcome>(
-  first: ChatTarget,
+  first: RoutedTarget,
   others: readonly ResolvedCredential[],
   signal: AbortSignal,
-  run: (target: ChatTarget) => Promise<O>,
-  each?: (target: ChatTarget, outcome: O, latencyMs: number) => void,
-): Promise<{ target: ChatTarget; outcome: O }> {
+  run: (target: RoutedTarget) => Promise<O>,
+  each?: (target: RoutedTarget, outcome: O, latencyMs: number) => void,
+): Promise<{ target: RoutedTarget; outcome: O }> {
   let target = first;
   for (let i = 0; ; i++) {
     const started = performance.now();

@@ -10,7 +10,7 @@ import { type Deadlines, sendUpstream } from '../providers/http.ts';
 import { chatAdapterFor, embeddingAdapterFor } from '../providers/registry.ts';
 import type { Target } from '../providers/types.ts';
 
-export interface EmbeddingsBody {
+export interface EmbeddingBody {
   model: string;
   input: string[];
   dimensions?: number;
@@ -18,7 +18,7 @@ export interface EmbeddingsBody {
   user?: string;
 }
 
-export function decodeEmbeddingsBody(body: unknown): EmbeddingsBody {
+export function decodeEmbeddingBody(body: unknown): EmbeddingBody {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new GatewayError('invalid_request', { message: 'request body must be a JSON object' });
   }
@@ -146,7 +146,7 @@ export async function embedOnce(
 
 /**
  * Printing 1,536 floats again costs more CPU than the rest of the call, so an OpenAI-wire answer is
- * forwarded as the upstream wrote it when it already is what encodeEmbeddings would produce: float
+ * forwarded as the upstream wrote it when it already is what encodeEmbeddingResponse would produce: float
  * vectors in index order and a usage object.
  */
 function isAlphaShaped(body: unknown): boolean {
@@ -160,7 +160,7 @@ function isAlphaShaped(body: unknown): boolean {
 }
 
 /** Alpha wire shape; base64 is little-endian float32, as the OpenAI API encodes it. */
-export function encodeEmbeddings(
+export function encodeEmbeddingResponse(
   res: EmbeddingResponse,
   model: string,
   format: 'float' | 'base64',

@@ -6,7 +6,7 @@ import type { Deadlines } from '../providers/http.ts';
 import { runSequential } from '../routing/execute.ts';
 import { type DecisionTrace, decisionTrace } from '../routing/trace.ts';
 import type { ActiveConfig, Decision } from '../routing/types.ts';
-import type { ChatTarget } from './call.ts';
+import type { RoutedTarget } from './call.ts';
 import { acrossCredentials } from './credential-pool.ts';
 import { type EmbedOutcome, embedOnce } from './embed-attempt.ts';
 import { credentialSample, type HealthSample } from './record.ts';
@@ -23,7 +23,7 @@ export interface EmbedRouteInput {
 
 export interface EmbedServed {
   outcome: EmbedOutcome;
-  target?: ChatTarget;
+  target?: RoutedTarget;
   trace: DecisionTrace;
   samples: HealthSample[];
 }
@@ -36,7 +36,7 @@ export async function executeEmbedding(
 ): Promise<EmbedServed> {
   const samples: HealthSample[] = [];
   // Steps run one at a time, so the credential of the last step tried is the one that served.
-  let served: ChatTarget | undefined;
+  let served: RoutedTarget | undefined;
   const r = await runSequential<EmbedOutcome>(
     plan.decision,
     {

@@ -5,7 +5,7 @@ import { computeCost, formatCostHeader } from '../providers/catalog/cost.ts';
 import type { RequestFacts } from '../routing/types.ts';
 import { acrossCredentials } from './credential-pool.ts';
 import type { PipelineDeps } from './deps.ts';
-import { decodeEmbeddingsBody, type EmbedOutcome, embedOnce, encodeEmbeddings } from './embed-attempt.ts';
+import { decodeEmbeddingBody, type EmbedOutcome, embedOnce, encodeEmbeddingResponse } from './embed-attempt.ts';
 import { executeEmbedding } from './embed-route.ts';
 import { runBeforeRoute } from './hooks.ts';
 import { endCall, errorReply, finish, newCall, withCallHeaders } from './lifecycle.ts';
@@ -49,14 +49,14 @@ function embedFacts(
   };
 }
 
-export async function runEmbeddings(input: ProxyInput, deps: PipelineDeps): Promise<PipelineReply> {
+export async function runEmbedding(input: ProxyInput, deps: PipelineDeps): Promise<PipelineReply> {
   const call = newCall(input, 'embeddings');
   const { principal } = input;
   const parts = recordParts(REQUEST_TYPE);
   parts.keepRequestBody = false;
   const headers: Record<string, string> = {};
   try {
-    const body = decodeEmbeddingsBody(input.body);
+    const body = decodeEmbeddingBody(input.body);
     if (deps.hooks.beforeRoute.length > 0) {
       const pending = runBeforeRoute(deps.hooks, call);
       if (pending) await pending;
@@ -141,7 +141,7 @@ export async function runEmbeddings(input: ProxyInput, deps: PipelineDeps): Prom
     const responseBody =
       body.encodingFormat === 'float' && outcome.alphaFloatText !== undefined
         ? outcome.alphaFloatText
-        : encodeEmbeddings(outcome.response, target.model, body.encodingFormat);
+        : encodeEmbeddingResponse(outcome.response, target.model, body.encodingFormat);
     return {
       kind: 'json',
       status: 200,

@@ -10,7 +10,7 @@ import { executePlan } from '../routing/execute.ts';
 import { type AttemptRecord, attemptRecord, type ExecutionResult, type Executor } from '../routing/execute-types.ts';
 import { type DecisionTrace, decisionTrace, directDecision } from '../routing/trace.ts';
 import type { CandidateRef, PlannedAttempt } from '../routing/types.ts';
-import type { ChatCall, ChatTarget } from './call.ts';
+import type { ChatCall, RoutedTarget } from './call.ts';
 import { attemptChat } from './chat-attempt.ts';
 import { acrossCredentials } from './credential-pool.ts';
 import { judgePick, judgeScore } from './judge.ts';
@@ -19,7 +19,7 @@ import { credentialsOf, targetFor, targetOf } from './route.ts';
 import type { LiveState, RoutePlan } from './types.ts';
 
 export interface Served {
-  target?: ChatTarget;
+  target?: RoutedTarget;
   outcome: AttemptOutcome;
   attempts: AttemptRecord[];
   trace: DecisionTrace;
@@ -67,7 +67,7 @@ export async function executeChat(
   }
   const samples: HealthSample[] = [];
   // The credential each step was served by, for the record (credentials are picked per attempt).
-  const servedBy = new Map<PlannedAttempt, ChatTarget>();
+  const servedBy = new Map<PlannedAttempt, RoutedTarget>();
   const exec: Executor = {
     async attempt(step, s) {
       const [first, ...others] = credentialsOf(live, orgId, step.ref);
@@ -114,7 +114,7 @@ export async function executeChat(
 
 async function executeDirect(
   call: ChatCall,
-  first: ChatTarget,
+  first: RoutedTarget,
   alternates: readonly ResolvedCredential[],
   signal: AbortSignal,
   price: ModelPrice | undefined,

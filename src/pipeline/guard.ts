@@ -4,7 +4,7 @@
 import type { GatewayError } from '../errors/gateway-error.ts';
 import type { ChatResponse, StreamEvent } from '../ir/types.ts';
 
-/** A whole answer as the caller gets it and as it may be kept (log, cache). */
+/** A whole answer as the caller gets it and as it may be kept at rest (log row, stored answers). */
 export interface GuardedAnswer {
   value: ChatResponse;
   atRest: ChatResponse;
@@ -41,7 +41,7 @@ export interface StreamGuard {
 }
 
 /**
- * A whole answer replayed as a stream (a cache hit) through the call's guard: the events to encode,
+ * A whole answer replayed as a stream (an answer a beforeAttempt hook served) through the call's guard: the events to encode,
  * and the refusal to end with when the guard refused. Without a guard, the events as they are.
  */
 export async function guardedReplay(guard: AnswerGuard | undefined, events: StreamEvent[]): Promise<StreamGuardStep> {

@@ -3,7 +3,7 @@
 import { alphaCodec } from '../families/alpha/codec.ts';
 import type { ChatRequest } from '../ir/types.ts';
 import { parsePick, parseScore } from '../routing/acceptance.ts';
-import type { ChatCall, ChatTarget } from './call.ts';
+import type { ChatCall, RoutedTarget } from './call.ts';
 import { attemptChat } from './chat-attempt.ts';
 
 function lastUserText(ir: ChatRequest): string {
@@ -17,7 +17,7 @@ function lastUserText(ir: ChatRequest): string {
 }
 
 async function ask(
-  target: ChatTarget,
+  target: RoutedTarget,
   prompt: string,
   requestId: string,
   signal: AbortSignal,
@@ -47,7 +47,7 @@ async function ask(
 }
 
 export async function judgePick(
-  target: ChatTarget,
+  target: RoutedTarget,
   question: ChatRequest,
   answers: string[],
   requestId: string,
@@ -60,7 +60,7 @@ export async function judgePick(
 }
 
 export async function judgeScore(
-  target: ChatTarget,
+  target: RoutedTarget,
   question: ChatRequest,
   answer: string,
   requestId: string,

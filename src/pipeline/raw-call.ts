@@ -13,7 +13,7 @@ import type { VendorId } from '../providers/types.ts';
 import { runSequential } from '../routing/execute.ts';
 import { decisionTrace } from '../routing/trace.ts';
 import type { RequestFacts } from '../routing/types.ts';
-import type { ChatTarget } from './call.ts';
+import type { RoutedTarget } from './call.ts';
 import { acrossCredentials } from './credential-pool.ts';
 import type { PipelineDeps } from './deps.ts';
 import { runBeforeRoute } from './hooks.ts';
@@ -40,7 +40,7 @@ export interface RawCallSpec {
   /** Text the routing strategies may read (prompt length, rules on content). */
   promptText: string;
   /** One upstream call on one target; an answer of any status is returned, only no answer throws. */
-  send(target: ChatTarget, signal: AbortSignal): Promise<UpstreamAnswer>;
+  send(target: RoutedTarget, signal: AbortSignal): Promise<UpstreamAnswer>;
 }
 
 /** The upstream answered 2xx: the body is still unread, for the caller to pass on. */
@@ -48,7 +48,7 @@ export interface RawServed {
   ok: true;
   call: ProxyCall;
   parts: RecordParts;
-  target: ChatTarget;
+  target: RoutedTarget;
   answer: UpstreamAnswer;
   /** X-Svc-* headers of the answer (model, provider, config, rate-limit state). */
   headers: Record<string, string>;
@@ -65,7 +65,7 @@ interface RawFailure {
   text: string;
 }
 
-async function tryOnce(send: RawCallSpec['send'], target: ChatTarget, signal: AbortSignal): Promise<Tried> {
+async function tryOnce(send: RawCallSpec['send'], target: RoutedTarget, signal: AbortSignal): Promise<Tried> {
   try {
     const answer = await send(target, signal);
     if (answer.status < 300) return { ok: true, answer };
@@ -178,7 +178,7 @@ export async function runRawCall(input: ProxyInput, spec: RawCallSpec, deps: Pip
     const samples: HealthSample[] = [];
     parts.healthSamples = samples;
     let tried: Tried | FailedOutcome;
-    let target: ChatTarget;
+    let target: RoutedTarget;
     if (plan.kind === 'direct') {
       const served = await acrossCredentials(
         plan.target,
@@ -193,7 +193,7 @@ export async function runRawCall(input: ProxyInput, spec: RawCallSpec, deps: Pip
       headers['x-svc-config'] = plan.config.slug;
       headers['x-svc-config-version'] = String(plan.config.version);
       // Steps run one at a time, so the credential of the last step tried is the one that served.
-      let last: ChatTarget | undefined;
+      let last: RoutedTarget | undefined;
       const r = await runSequential<Tried>(
         plan.decision,
         {
@@ -246,7 +246,7 @@ export async function runRawCall(input: ProxyInput, spec: RawCallSpec, deps: Pip
 export async function runPinnedCall(
   input: ProxyInput,
   spec: Pick<RawCallSpec, 'requestType' | 'model' | 'send'>,
-  target: ChatTarget,
+  target: RoutedTarget,
   deps: PipelineDeps,
 ): Promise<RawCallResult> {
   const call = newCall(input, 'raw');

@@ -2,7 +2,7 @@
 import type { ChatResponse, UpstreamErrorInfo, Usage } from '../ir/types.ts';
 import type { CandidateRef } from '../routing/types.ts';
 import { isEmptyObject } from '../util/json.ts';
-import type { ChatTarget } from './call.ts';
+import type { RoutedTarget } from './call.ts';
 import type { CallRecord, FeatureNotes, HealthSample, ProxyCall } from './types.ts';
 
 export type { CallRecord, HealthSample } from './types.ts';
@@ -23,7 +23,7 @@ export function healthSample(
  * for a caller's own key (BYOK says nothing about the stored credential) or a caller who left.
  */
 export function directHealthSamples(
-  target: ChatTarget,
+  target: RoutedTarget,
   outcome: { ok: true } | { ok: false; error: UpstreamErrorInfo },
   latencyMs: number,
   signal: AbortSignal,
@@ -35,7 +35,7 @@ export function directHealthSamples(
 
 /** A routed attempt's sample for its credential only (the routing loop reports the candidate's). */
 export function credentialSample(
-  target: ChatTarget,
+  target: RoutedTarget,
   outcome: { ok: true } | { ok: false; error: UpstreamErrorInfo },
   latencyMs: number,
 ): HealthSample {
@@ -50,7 +50,7 @@ export function credentialSample(
 export interface RecordParts {
   status: number;
   requestType: string;
-  target: ChatTarget | undefined;
+  target: RoutedTarget | undefined;
   /** The model named when no target served the call (a hook answered: the model of the answer it served). */
   modelUsed: string | undefined;
   ttfbMs: number | undefined;

@@ -10,7 +10,7 @@ import { configDryRun, directDryRun } from '../routing/dry-run.ts';
 import type { DryRunEnvelope } from '../routing/trace.ts';
 import type { ActiveConfig, CandidateRef, Decision, RequestFacts } from '../routing/types.ts';
 import { type CompiledPatterns, compiledMatches } from '../util/model-patterns.ts';
-import type { ChatTarget } from './call.ts';
+import type { RoutedTarget } from './call.ts';
 import { orderCredentials } from './credential-pool.ts';
 import type { LiveState, RoutePlan } from './types.ts';
 
@@ -102,7 +102,7 @@ export function dryRunOf(plan: RoutePlan): DryRunEnvelope {
 }
 
 function directPlan(
-  resolved: { vendor: ChatTarget['vendor']; vendorAsSent: string; model: string },
+  resolved: { vendor: RoutedTarget['vendor']; vendorAsSent: string; model: string },
   req: RouteRequest,
   live: LiveState,
 ): RoutePlan {
@@ -118,7 +118,7 @@ function directPlan(
   return { kind: 'direct', target: targetFor(resolved, first), alternates, config: null };
 }
 
-function orderedCredentials(live: LiveState, orgId: string, vendor: ChatTarget['vendor']) {
+function orderedCredentials(live: LiveState, orgId: string, vendor: RoutedTarget['vendor']) {
   return orderCredentials(live.credentialsFor(orgId, vendor), live.health.credentials, Date.now());
 }
 
@@ -142,14 +142,14 @@ export function credentialOf(live: LiveState, orgId: string, ref: CandidateRef):
 
 /** What a model (direct name or config candidate) is called with on one stored credential. */
 export function targetFor(
-  ref: { vendor: ChatTarget['vendor']; vendorAsSent: string; model: string },
+  ref: { vendor: RoutedTarget['vendor']; vendorAsSent: string; model: string },
   stored: ResolvedCredential,
-): ChatTarget {
+): RoutedTarget {
   const { vendor, vendorAsSent, model } = ref;
   return { vendor, vendorAsSent, model, credentialId: stored.id, credential: stored.credential };
 }
 
-export function targetOf(live: LiveState, orgId: string, ref: CandidateRef): ChatTarget | undefined {
+export function targetOf(live: LiveState, orgId: string, ref: CandidateRef): RoutedTarget | undefined {
   const stored = credentialOf(live, orgId, ref);
   return stored ? targetFor(ref, stored) : undefined;
 }

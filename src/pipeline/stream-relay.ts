@@ -295,7 +295,7 @@ class TranslatingProcessor implements Processor {
     return out;
   }
 
-  /** What the log and the cache keep: the model's answer with output matches masked, no original restored. */
+  /** What is kept at rest (the log row, a stored answer): the model's answer with output matches masked, no original restored. */
   #keepAtRest(): void {
     const guard = this.#guard;
     if (!guard) return;

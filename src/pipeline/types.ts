@@ -14,7 +14,7 @@ import type { VendorId } from '../providers/types.ts';
 import type { HealthTracker } from '../routing/health.ts';
 import type { AliasUse, ConfigRef, DryRunEnvelope } from '../routing/trace.ts';
 import type { ActiveConfig, CandidateRef, Decision } from '../routing/types.ts';
-import type { ChatCall, ChatTarget } from './call.ts';
+import type { ChatCall, RoutedTarget } from './call.ts';
 
 /** The in-memory state a proxy call reads; never the database. */
 export interface LiveState {
@@ -96,7 +96,7 @@ export type FeatureNotes = Record<string, Readonly<Record<string, unknown>>>;
 export type RoutePlan = (
   | {
       kind: 'direct';
-      target: ChatTarget;
+      target: RoutedTarget;
       /** The vendor's other credentials, in the order to fail over to (empty for BYOK). */
       alternates: readonly ResolvedCredential[];
       config: null;

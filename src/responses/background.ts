@@ -6,7 +6,7 @@
 // restart, writes the row from the stored record instead.
 import type { Job, JobQueue } from '../jobs/types.ts';
 import type { Principal } from '../live/principals.ts';
-import type { ChatTarget } from '../pipeline/call.ts';
+import type { RoutedTarget } from '../pipeline/call.ts';
 import type { PipelineDeps } from '../pipeline/deps.ts';
 import { endpointCall, recordEndpointCall } from '../pipeline/endpoint-record.ts';
 import { finishRaw, type RawServed } from '../pipeline/raw-call.ts';
@@ -95,7 +95,7 @@ export class BackgroundCompletion {
     const n = typeof p.n === 'number' ? p.n : 0;
     const row = await this.#d.store.get(p.org_id, p.id);
     if (row === undefined || row.recordedAt !== null) return;
-    let target: ChatTarget;
+    let target: RoutedTarget;
     try {
       target = targetOf(this.#d.pipeline.live, row, {});
     } catch {

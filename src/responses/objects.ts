@@ -3,7 +3,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { headerValue } from '../families/shared/svc-headers.ts';
-import type { ChatTarget } from '../pipeline/call.ts';
+import type { RoutedTarget } from '../pipeline/call.ts';
 import type { LiveState } from '../pipeline/types.ts';
 import type { DomainEvent } from '../ports/domain-events.ts';
 import { computeCost } from '../providers/catalog/cost.ts';
@@ -38,7 +38,7 @@ export function completedEvents(
 }
 
 /** The target a stored response lives on: its credential, with the caller's key when it was BYOK. */
-export function targetOf(live: LiveState, row: ResponseRecord, headers: IncomingHttpHeaders): ChatTarget {
+export function targetOf(live: LiveState, row: ResponseRecord, headers: IncomingHttpHeaders): RoutedTarget {
   const vendor = row.vendor as VendorId;
   const key = headerValue(headers, 'x-svc-provider-key');
   const stored = row.credentialId === null ? undefined : live.credentialById(row.orgId, row.credentialId);

@@ -10,7 +10,7 @@ import { alphaCodec } from '../families/alpha/codec.ts';
 import { headerValue } from '../families/shared/svc-headers.ts';
 import type { JobQueue } from '../jobs/types.ts';
 import type { Principal } from '../live/principals.ts';
-import type { ChatTarget } from '../pipeline/call.ts';
+import type { RoutedTarget } from '../pipeline/call.ts';
 import type { PipelineDeps } from '../pipeline/deps.ts';
 import { endpointCall, recordEndpointCall } from '../pipeline/endpoint-record.ts';
 import {
@@ -244,7 +244,7 @@ export class Responses {
   ): Promise<RawReply> {
     const requestType = `response_${op}`;
     let row: ResponseRecord;
-    let target: ChatTarget;
+    let target: RoutedTarget;
     try {
       row = await this.#find(c, id);
       target = targetOf(this.#d.pipeline.live, row, c.headers);
