@@ -99,9 +99,7 @@ describe('message content on spans (opt-in)', () => {
     assert.match(last, /…\[truncated: 6003 characters\]$/, 'each part is cut, saying how long it was');
   });
 
-  // The guard stage (src/guardrails/pipeline.ts) is being registered with the pipeline in another
-  // change; until then the upstream itself gets the text unmasked and this reports as a todo.
-  it('text an org guardrail masks is captured masked', { todo: 'guardrail stage not yet registered' }, async () => {
+  it('text an org guardrail masks is captured masked', async () => {
     const created = await manage(gw, 'POST', '/manage/v1/guardrails', {
       name: 'mask emails',
       scope: { type: 'org' },
