@@ -37,6 +37,10 @@ export function createBatches(svc: Services, pipeline: PipelineDeps): Batches {
     jobs: svc.batchJobs,
     pipeline: () => pipeline,
     async principalOf(orgId, keyId) {
+      // A shard can start on an instance that has not yet heard of a credential added just before
+      // its batch (another instance's change reaches this one a moment later): one poll of the
+      // credential mirror makes this instance as current as the store before an item is routed.
+      await svc.credentials.refresh();
       const key = await svc.stores.orgKeys.findAuthRow(orgId, keyId);
       if (key === undefined || key.revokedAt !== null) return undefined;
       // The key's allow-list and role hold for its batch's items as for its own calls.
