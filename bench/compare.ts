@@ -10,6 +10,8 @@
 //     [--webhooks 3]   this checkout's gateway gets 3 endpoints subscribed to every event (a local
 //                      receiver answering 204), and both get the same management writes (an API key
 //                      created every 250 ms) while they are measured, so events flow during the load
+//     [--ttfb]         also time the first body byte at c=1 (streaming scenarios), alternated the same way
+//     [--no-build]     this checkout's dist/ is used as it is (comparing two prepared copies)
 import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -19,11 +21,14 @@ import { type Gateway, startGateway } from './gateway.ts';
 import { autocannonGenerator } from './load/autocannon.ts';
 import { SCENARIOS } from './scenarios.ts';
 import { ROOT, startFake } from './stack.ts';
+import { measureTtfb } from './ttfb.ts';
 
 interface Sample {
   cpuUsPerReq: number;
   rps: number;
   failed: number;
+  /** p50 time to the first body byte at c=1, ms (with --ttfb, streaming scenarios). */
+  ttfbMs?: number;
 }
 
 const { values } = parseArgs({
@@ -34,6 +39,8 @@ const { values } = parseArgs({
     only: { type: 'string' },
     webhooks: { type: 'string', default: '0' },
     limits: { type: 'boolean', default: false },
+    ttfb: { type: 'boolean', default: false },
+    'no-build': { type: 'boolean', default: false },
   },
 });
 if (!values.base)
@@ -44,7 +51,7 @@ const durationSec = Number(values.duration);
 const only = values.only?.split(',');
 const scenarios = SCENARIOS.filter((s) => !only || only.includes(s.id)).filter((s) => s.measures.includes('c32'));
 
-execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });
+if (!values['no-build']) execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });
 const fake = await startFake();
 const gateways: Record<'before' | 'after', Gateway> = {
   before: await startGateway({ fakeUrl: fake.url, root: baseRoot }),
@@ -61,7 +68,14 @@ async function measure(gw: Gateway, scenarioId: string): Promise<Sample> {
   const before = cpuMs(pid) ?? 0;
   const r = await load.run({ ...scenario.gateway(gw.url), connections: 32, durationSec });
   const after = cpuMs(pid) ?? 0;
-  return { cpuUsPerReq: ((after - before) * 1000) / Math.max(1, r.requests), rps: r.rps, failed: r.non2xx + r.errors };
+  const sample = {
+    cpuUsPerReq: ((after - before) * 1000) / Math.max(1, r.requests),
+    rps: r.rps,
+    failed: r.non2xx + r.errors,
+  };
+  if (!values.ttfb || !scenario.measures.includes('ttfb')) return sample;
+  const t = await measureTtfb(scenario.gateway(gw.url), Math.min(durationSec, 3));
+  return { ...sample, ttfbMs: t.p50Ms, failed: sample.failed + t.errors };
 }
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -81,7 +95,11 @@ try {
     };
     const rps = { before: mean(got.before.map((x) => x.rps)), after: mean(got.after.map((x) => x.rps)) };
     const failed = [...got.before, ...got.after].reduce((a, x) => a + x.failed, 0);
-    const row = `| ${s.id} | ${cpu.before.toFixed(0)} | ${cpu.after.toFixed(0)} | ${(cpu.after / cpu.before).toFixed(3)} | ${rps.before.toFixed(0)} | ${rps.after.toFixed(0)} | ${(rps.after / rps.before).toFixed(3)} | ${failed} |`;
+    const ttfb = (side: 'before' | 'after') => {
+      const xs = got[side].flatMap((x) => (x.ttfbMs === undefined ? [] : [x.ttfbMs * 1000]));
+      return xs.length === 0 ? '-' : mean(xs).toFixed(0);
+    };
+    const row = `| ${s.id} | ${cpu.before.toFixed(0)} | ${cpu.after.toFixed(0)} | ${(cpu.after / cpu.before).toFixed(3)} | ${rps.before.toFixed(0)} | ${rps.after.toFixed(0)} | ${(rps.after / rps.before).toFixed(3)} | ${ttfb('before')} | ${ttfb('after')} | ${failed} |`;
     rows.push(row);
     console.log(row);
   }
@@ -100,6 +118,8 @@ if (hooks) {
     `after: ${values.webhooks} webhook endpoints on '*'; ${hooks.received()} deliveries received during the run`,
   );
 }
-console.log('| scenario | CPU/req before, us | after | ratio | RPS before | after | ratio | failed |');
-console.log('|---|---|---|---|---|---|---|---|');
+console.log(
+  '| scenario | CPU/req before, us | after | ratio | RPS before | after | ratio | c=1 TTFB p50 before, us | after | failed |',
+);
+console.log('|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) console.log(r);

@@ -149,7 +149,7 @@ function record(n: number): CallRecord {
     conversationId: null,
     modelRequested: 'openai/gpt-4o-mini',
     modelUsed: 'gpt-4o-mini',
-    provider: 'openai',
+    vendor: 'openai',
     credentialId: 'prov_bench',
     status: 200,
     latencyMs: 3.4567 + (n % 7),

@@ -3,6 +3,8 @@
 // turns, round after round, so a loaded shared machine weighs on each of them alike.
 //
 //   node --import tsx bench/memory.ts --root scratch/before --root . [--rounds 2] [--duration 8]
+//     [--idle 4] [--rest 30]   idle: RSS that long after start; rest: that long (after a quiet spell
+//                              `serve` gives the young generation back, src/cli/idle-heap.ts)
 //     [--node-options= --node-options=--max-semi-space-size=4]
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -18,6 +20,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '2' },
     duration: { type: 'string', default: '8' },
     idle: { type: 'string', default: '4' },
+    rest: { type: 'string', default: '30' },
     /** NODE_OPTIONS for the gateways: `--node-options=` and `--node-options=--max-semi-space-size=2` compare V8 settings. */
     'node-options': { type: 'string', multiple: true },
   },
@@ -28,6 +31,7 @@ const variants = values['node-options'] ?? [process.env.NODE_OPTIONS ?? ''];
 const rounds = Number(values.rounds);
 const durationSec = Number(values.duration);
 const idleSec = Number(values.idle);
+const restSec = Math.max(idleSec, Number(values.rest));
 const LOADED = ['passthrough', 'passthrough-stream', 'translated'];
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -35,6 +39,7 @@ const log = (s: string) => process.stderr.write(`${s}\n`);
 
 interface Sample {
   idleMb: number;
+  restMb: number;
   peakMb: number;
   afterMb: number;
   /** Per loaded scenario, so a setting that saves memory by costing throughput shows it. */
@@ -48,6 +53,8 @@ async function measure(procs: Processes, fakeUrl: string, root: string, nodeOpti
   try {
     await sleep(idleSec * 1000);
     const idleMb = median(rss.between(rss.now() - 1000, Number.POSITIVE_INFINITY));
+    await sleep((restSec - idleSec) * 1000);
+    const restMb = median(rss.between(rss.now() - 1000, Number.POSITIVE_INFINITY));
     const loadStart = rss.now();
     const rps: number[] = [];
     for (const id of LOADED) {
@@ -60,7 +67,7 @@ async function measure(procs: Processes, fakeUrl: string, root: string, nodeOpti
     const peakMb = Math.max(...rss.between(loadStart, Number.POSITIVE_INFINITY));
     await sleep(2000);
     const afterMb = median(rss.between(rss.now() - 1000, Number.POSITIVE_INFINITY));
-    return { idleMb, peakMb, afterMb, rps };
+    return { idleMb, restMb, peakMb, afterMb, rps };
   } finally {
     rss.stop();
     await gateway.stop();
@@ -80,7 +87,7 @@ async function main(): Promise<void> {
         const s = await measure(procs, fake.url, run.root, run.nodeOptions);
         results.get(label(run))?.push(s);
         log(
-          `round ${i + 1} ${label(run)}: idle ${s.idleMb.toFixed(1)} MB, peak c=32 ${s.peakMb.toFixed(1)} MB, ${s.rps.map((x) => Math.round(x)).join('/')} rps`,
+          `round ${i + 1} ${label(run)}: idle ${s.idleMb.toFixed(1)} MB, at rest ${s.restMb.toFixed(1)} MB, peak c=32 ${s.peakMb.toFixed(1)} MB, ${s.rps.map((x) => Math.round(x)).join('/')} rps`,
         );
       }
     }
@@ -88,13 +95,13 @@ async function main(): Promise<void> {
     await procs.stopAll();
   }
   process.stdout.write(
-    `\n| root | idle MB | peak c=32 MB | after load MB | rps (${LOADED.join(', ')}) |\n|---|---|---|---|---|\n`,
+    `\n| root | idle ${idleSec} s MB | at rest ${restSec} s MB | peak c=32 MB | after load MB | rps (${LOADED.join(', ')}) |\n|---|---|---|---|---|---|\n`,
   );
   for (const [name, samples] of results) {
     const m = (f: (s: Sample) => number) => median(samples.map(f)).toFixed(1);
     const rps = LOADED.map((_, i) => Math.round(median(samples.map((s) => s.rps[i] ?? 0)))).join(' / ');
     process.stdout.write(
-      `| ${name} | ${m((s) => s.idleMb)} | ${m((s) => s.peakMb)} | ${m((s) => s.afterMb)} | ${rps} |\n`,
+      `| ${name} | ${m((s) => s.idleMb)} | ${m((s) => s.restMb)} | ${m((s) => s.peakMb)} | ${m((s) => s.afterMb)} | ${rps} |\n`,
     );
   }
   process.stdout.write('\n(medians over the rounds)\n');

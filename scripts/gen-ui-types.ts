@@ -12,6 +12,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import { parse } from 'yaml';
+import { hoistRepeatedSchemas } from './hoist-schemas.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 export const SPEC_PATH = `${root}openapi.yaml`;
@@ -41,7 +42,9 @@ function biomeFormat(text: string): string {
 
 /** The file's whole text for the given openapi.yaml text. */
 export async function uiApiTypes(specYaml: string): Promise<string> {
-  const doc = managementOnly(parse(specYaml) as OpenAPI3);
+  // Repeated bodies become named components once the proxy paths are gone, so what they alone
+  // repeat is not counted.
+  const doc = hoistRepeatedSchemas(managementOnly(parse(specYaml) as OpenAPI3));
   // Without a cwd, openapi-typescript resolves nothing remote; the spec has only local $refs.
   const ast = await openapiTS(doc, { alphabetize: false, silent: true });
   return biomeFormat(HEADER + astToString(ast));

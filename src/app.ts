@@ -152,6 +152,8 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
     onError: (err) => svc.logger.error({ err }, 'a trace span could not be finished'),
   });
   if (telemetry) svc.hooks.use(telemetry.feature);
+  // Webhook deliveries run as jobs, outside the pipeline: their spans come from the same tracer.
+  svc.webhooks.traceLinks = telemetry?.links;
   svc.hooks
     .use({ afterResponse: metricsHook(new GatewayMetrics(metrics, live)) })
     .use({

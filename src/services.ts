@@ -21,7 +21,7 @@ import { JournaledSink } from './logs/journal.ts';
 import { LogRetention } from './logs/retention.ts';
 import { WorkerLogWriter } from './logs/worker-writer.ts';
 import { LogWriter, type RequestLogSink } from './logs/writer.ts';
-import { liveStateOf } from './manage/live-state.ts';
+import { liveStateOf, priceOverrideOf } from './manage/live-state.ts';
 import type { ClusterStatus, KeyVerifier, Services } from './manage/services.ts';
 import { recordHealthChange } from './mcp-gateway/events.ts';
 import { McpGateway } from './mcp-gateway/gateway.ts';
@@ -125,7 +125,7 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
     // Each mirror subscribes before it loads, so a change committed during the load is not lost.
     const interval = config.refreshIntervalMs;
     const principals = new PrincipalMirror(stores.orgKeys, changes, logger, interval);
-    const credentials = new CredentialMirror(stores.providers, secrets, changes, logger, interval);
+    const credentials = new CredentialMirror(stores.credentials, secrets, changes, logger, interval);
     const projects = new ProjectMirror(stores.projects, changes, logger, interval);
     const configs = new RoutingConfigMirror(stores.routingConfigs, changes, compileConfig, logger, interval);
     const budgets = new BudgetMirror(stores.budgets, changes, logger, interval);
@@ -179,6 +179,7 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       budgets,
       projects,
       config: (orgId, slug) => configs.get(orgId, slug),
+      prices: priceOverrideOf(models),
       budgetStore: stores.budgets,
       spendSince: (q) => stores.logs.spendSince(q),
       logger,
@@ -236,7 +237,7 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
         db: handle.db,
         endpoints: stores.webhookEndpoints,
         deliveries: stores.webhookDeliveries,
-        providers: stores.providers,
+        credentials: stores.credentials,
         secrets,
         logger,
       },
@@ -265,6 +266,7 @@ export async function createServices(config: Config, opts: ServiceOptions = {}):
       keepBodies: (projectId) => (projectId ? (projects.cached(projectId)?.settings.log_bodies ?? true) : true),
       maxBodyChars: config.logBodyMaxBytes,
       counters,
+      addressPolicy: { denyPrivate: config.webhookDenyPrivate },
       projectLimits: (projectId) => rateLimitsOf(projects.cached(projectId)?.settings.rate_limits),
       count: mcpCounts.count,
       // Each instance has its own connection; when several see the same transition, one tells.

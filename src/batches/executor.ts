@@ -235,6 +235,7 @@ export class BatchExecutor {
         family: b.family,
         endpoint: b.endpoint,
         batchId: b.id,
+        traceLink: b.traceLink ?? null,
         principal: at.principal,
         request: item.request,
         signal: abandoned,

@@ -50,6 +50,7 @@ export function batchEvent(b: BatchRecord, status: string): DomainEvent {
       request_counts: object.request_counts as JsonObject,
       cost_usd: b.costUsd,
     },
+    traceLink: b.traceLink ?? null,
   };
 }
 
@@ -92,9 +93,9 @@ async function writeFiles(deps: BatchDeps, b: BatchRecord): Promise<{ output: st
  */
 export function batchModel(
   model: string | null,
-): Required<Pick<EndpointOutcome, 'modelRequested' | 'modelUsed' | 'provider'>> {
+): Required<Pick<EndpointOutcome, 'modelRequested' | 'modelUsed' | 'vendor'>> {
   const direct = model === null ? undefined : resolveDirectModel(model);
-  return { modelRequested: model ?? '', modelUsed: direct?.model ?? null, provider: direct?.vendorAsSent ?? null };
+  return { modelRequested: model ?? '', modelUsed: direct?.model ?? null, vendor: direct?.vendorAsSent ?? null };
 }
 
 /** Logs the batch's row: its items' summed usage and cost, under an id only this batch has. */

@@ -261,7 +261,8 @@ export class PassThrough {
     const add = (vendor: VendorId, model: string, usage: { input: number; output: number }) => {
       total.inputTokens += usage.input;
       total.outputTokens += usage.output;
-      total.costUsd += computeCost(vendor, model, usage, { batch: true }).costUsd;
+      const price = this.#deps.pipeline().live.priceOverride(b.orgId, vendor, model);
+      total.costUsd += computeCost(vendor, model, usage, { batch: true, price }).costUsd;
     };
     if (b.family === 'beta') {
       for await (const line of jsonObjects(await this.results(b), this.#deps.settings.maxLineBytes)) {

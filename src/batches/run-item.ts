@@ -9,6 +9,7 @@ import { runChat } from '../pipeline/chat.ts';
 import type { PipelineDeps } from '../pipeline/deps.ts';
 import { runEmbedding } from '../pipeline/embeddings.ts';
 import type { CallRecord } from '../pipeline/types.ts';
+import type { TraceLink } from '../ports/trace-links.ts';
 import type { BatchFamily, ItemOutcome } from '../store/batches.ts';
 import { newId } from '../util/ids.ts';
 import { asJson, isRecord, parseBoundedJson } from '../util/json.ts';
@@ -19,6 +20,8 @@ export interface ItemRun {
   /** Alpha: the batch's endpoint. */
   endpoint: string | null;
   batchId: string;
+  /** The batch's create call, which the item's own trace links to. */
+  traceLink: TraceLink;
   principal: Principal;
   request: JsonValue;
   signal: AbortSignal;
@@ -60,6 +63,7 @@ export async function runItem(deps: PipelineDeps, run: ItemRun): Promise<ItemRun
     signal: run.signal,
     batchItem: {
       batchId: run.batchId,
+      traceLink: run.traceLink,
       onRecord: (r: CallRecord) => {
         record = r;
       },

@@ -4,6 +4,7 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import type { JsonObject, JsonValue } from '../ir/types.ts';
 import type { JobHandler, RegisterOptions } from '../jobs/types.ts';
 import type { Principal } from '../live/principals.ts';
+import type { TraceLink } from '../ports/trace-links.ts';
 import type { BatchFamily, BatchRecord } from '../store/batches.ts';
 import { newId } from '../util/ids.ts';
 import { isRecord } from '../util/json.ts';
@@ -104,7 +105,7 @@ export class Batches {
     return n;
   }
 
-  #newBatch(p: Principal, family: BatchFamily, now: number): BatchRecord {
+  #newBatch(p: Principal, family: BatchFamily, now: number, traceLink: TraceLink): BatchRecord {
     return {
       id: newId(family === 'alpha' ? 'batch' : 'msgbatch'),
       orgId: p.orgId,
@@ -140,6 +141,7 @@ export class Batches {
       finalizingAt: null,
       cancellingAt: null,
       endedAt: null,
+      traceLink,
     };
   }
 
@@ -156,6 +158,7 @@ export class Batches {
     body: unknown,
     concurrency = this.#deps.settings.concurrency,
     providerKey?: string,
+    traceLink: TraceLink = null,
   ): Promise<BatchRecord> {
     if (!isRecord(body)) throw refuse('the body must be a JSON object');
     const { input_file_id: fileId, endpoint, completion_window: window } = body;
@@ -171,7 +174,7 @@ export class Batches {
       throw refuse(`file ${fileId} has purpose "${file.purpose}", not "batch"`, 'input_file_id');
     await refuseDisallowedFileModels(p, this.#deps, file);
     const b = {
-      ...this.#newBatch(p, 'alpha', Date.now()),
+      ...this.#newBatch(p, 'alpha', Date.now(), traceLink),
       endpoint,
       completionWindow: window,
       metadata,
@@ -200,6 +203,7 @@ export class Batches {
     concurrency = this.#deps.settings.concurrency,
     providerKey?: string,
     version?: string,
+    traceLink: TraceLink = null,
   ): Promise<BatchRecord> {
     const input = parseBetaInput(body);
     refuseDisallowedModels(p, input.models, (i) => `requests.${i}.params.model`);
@@ -215,11 +219,11 @@ export class Batches {
         custom_id: it.customId,
         params: { ...(it.request as JsonObject), model: native[i] },
       }));
-      const b = { ...this.#newBatch(p, 'beta', now), model: input.model, total: input.items.length };
+      const b = { ...this.#newBatch(p, 'beta', now, traceLink), model: input.model, total: input.items.length };
       return this.#passThrough.createBeta(b, requests, upstream, version);
     }
     const b = {
-      ...this.#newBatch(p, 'beta', now),
+      ...this.#newBatch(p, 'beta', now, traceLink),
       concurrency,
       model: input.model,
       total: input.items.length,

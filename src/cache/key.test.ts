@@ -80,21 +80,20 @@ describe('keys computed on the IR are shared by both families', () => {
         { role: 'tool', tool_call_id: 'call_9xk', content: 'Paris' },
       ],
     });
-    const b = beta({
-      messages: [
-        ...betaBody.messages,
-        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_01A', name: 'lookup', input: { q: 'France' } }] },
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01A', content: 'Paris' }] },
-      ],
-    });
+    const betaToolTurn = (result: string) =>
+      beta({
+        messages: [
+          ...betaBody.messages,
+          {
+            role: 'assistant',
+            content: [{ type: 'tool_use', id: 'toolu_01A', name: 'lookup', input: { q: 'France' } }],
+          },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01A', content: result }] },
+        ],
+      });
+    const b = betaToolTurn('Paris');
     assert.equal(exactKey('proj_1', 'gpt-4o', a), exactKey('proj_1', 'gpt-4o', b));
-    const other = beta({
-      messages: [
-        ...betaBody.messages,
-        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_01A', name: 'lookup', input: { q: 'France' } }] },
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01A', content: 'Lyon' }] },
-      ],
-    });
+    const other = betaToolTurn('Lyon');
     assert.notEqual(exactKey('proj_1', 'gpt-4o', a), exactKey('proj_1', 'gpt-4o', other));
   });
 });

@@ -28,8 +28,8 @@ export interface MemEntry {
   embedder: string | null;
   vector: Float32Array | null;
   answer: ChatResponse;
-  /** The provider that answered (as the caller named it), for the hit's headers. */
-  provider: string | null;
+  /** The vendor that answered (as the caller named it), for the hit's headers. */
+  vendor: string | null;
   /** max_tokens of the request that produced the answer (fitsMaxTokens). */
   maxTokens: number | undefined;
   costUsd: number;

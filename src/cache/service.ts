@@ -67,6 +67,7 @@ const NOTE = callSlot<CacheNote>('cache');
 interface StoredAnswer {
   answer: ChatResponse;
   max_tokens: number | null;
+  /** Stored under this name since the first entries: the vendor that answered. */
   provider: string | null;
 }
 
@@ -207,7 +208,7 @@ export class SemanticCache {
     call.hookTrace = { ...call.hookTrace, cache: { hit: tier, similarity } };
     this.#memory.touch(e);
     if (e.storeId !== undefined) this.#touched.add(e.storeId);
-    return { outcome: hitOutcome(chat, e.answer), modelUsed: e.answer.model, provider: e.provider, policy: 'cache' };
+    return { outcome: hitOutcome(chat, e.answer), modelUsed: e.answer.model, vendor: e.vendor, policy: 'cache' };
   }
 
   #miss(base: Lookup): undefined {
@@ -267,7 +268,7 @@ export class SemanticCache {
       embedder: base.embedding?.embedder ?? null,
       vector: base.embedding?.vector ?? null,
       answer,
-      provider: record.provider,
+      vendor: record.vendor,
       maxTokens: base.call.chat?.ir.params.maxTokens,
       costUsd: record.costUsd,
       createdAt: now,
@@ -277,7 +278,7 @@ export class SemanticCache {
     };
     // The exact tier serves the answer at once; its vector is indexed in the next batch.
     const evicted = this.#memory.add(entry, settings.max_entries, true);
-    const stored: StoredAnswer = { answer, max_tokens: entry.maxTokens ?? null, provider: entry.provider };
+    const stored: StoredAnswer = { answer, max_tokens: entry.maxTokens ?? null, provider: entry.vendor };
     entry.written = this.#writes.add(entry, {
       projectId: entry.projectId,
       tenant: entry.tenant,
@@ -321,7 +322,7 @@ export class SemanticCache {
       embedder: row.embedder,
       vector: row.vector,
       answer: stored.answer,
-      provider: stored.provider ?? null,
+      vendor: stored.provider ?? null,
       maxTokens: stored.max_tokens ?? undefined,
       costUsd: row.costUsd,
       createdAt: row.createdAt,

@@ -38,20 +38,28 @@ export interface KeyCreateOptions {
   role?: string;
   /** Comma-separated patterns. */
   allowedModels?: string;
+  /** Comma-separated `<server>__<tool>` patterns. */
+  allowedTools?: string;
   expiresAt?: string;
   /** `name=value`, repeatable. */
   metadata?: string[];
 }
 
-/** The options as the store takes them, or the message to exit with (same bounds as the API). */
-function keyControls(opts: KeyCreateOptions) {
-  if (opts.role !== undefined && !isRole(opts.role)) return `--role takes one of ${ROLES.join(', ')}`;
-  const allowedModels = opts.allowedModels
+const patterns = (list: string | undefined): string[] | undefined =>
+  list
     ?.split(',')
     .map((p) => p.trim())
     .filter((p) => p !== '');
+
+/** The options as the store takes them, or the message to exit with (same bounds as the API). */
+function keyControls(opts: KeyCreateOptions) {
+  if (opts.role !== undefined && !isRole(opts.role)) return `--role takes one of ${ROLES.join(', ')}`;
+  const allowedModels = patterns(opts.allowedModels);
   if (allowedModels !== undefined && (allowedModels.length === 0 || allowedModels.length > 50))
     return '--allowed-models takes 1 to 50 comma-separated patterns';
+  const allowedTools = patterns(opts.allowedTools);
+  if (allowedTools !== undefined && (allowedTools.length === 0 || allowedTools.length > 50))
+    return '--allowed-tools takes 1 to 50 comma-separated patterns';
   const expiresMs = opts.expiresAt === undefined ? undefined : Date.parse(opts.expiresAt);
   if (expiresMs !== undefined && Number.isNaN(expiresMs)) return '--expires-at must be an ISO-8601 timestamp';
   const pairs = (opts.metadata ?? []).map((m) => [m.slice(0, m.indexOf('=')), m.slice(m.indexOf('=') + 1)]);
@@ -60,6 +68,7 @@ function keyControls(opts: KeyCreateOptions) {
   return {
     ...(opts.role !== undefined && isRole(opts.role) ? { role: opts.role } : {}),
     allowedModels: allowedModels ?? null,
+    allowedTools: allowedTools ?? null,
     expiresAt: expiresMs === undefined ? null : new Date(expiresMs).toISOString(),
     metadata: pairs.length > 0 ? Object.fromEntries(pairs) : null,
   };

@@ -68,6 +68,7 @@ A flag given here wins over its environment variable.`,
     .option('--name <name>', 'a label for the key')
     .option('--role <role>', 'admin, developer, viewer or inference (default: admin org-wide, inference for a project)')
     .option('--allowed-models <patterns>', 'comma-separated model globs and @slug patterns (default: every model)')
+    .option('--allowed-tools <patterns>', 'comma-separated <server>__<tool> globs for /mcp/v1 (default: every tool)')
     .option('--expires-at <timestamp>', 'ISO-8601; after it the key gets 401 api_key_expired')
     .option('--metadata <name=value>', 'a metadata pair (repeat, at most 16)', (v: string, acc: string[] = []) => [
       ...acc,

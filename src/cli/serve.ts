@@ -5,6 +5,7 @@ import { setFlagsFromString } from 'node:v8';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../app.ts';
 import { type Config, loadConfig } from '../config.ts';
+import { trimHeapWhenIdle } from './idle-heap.ts';
 import { runPrimary } from './workers.ts';
 
 /** Flags of `switchyard serve`; each one given wins over its SWITCHYARD_* variable. */
@@ -96,6 +97,7 @@ export async function serveCommand(opts: ServeOptions = {}): Promise<number | un
     throw err;
   }
   app.log.info({ storage: app.svc.dialect }, 'switchyard ready');
+  trimHeapWhenIdle();
   // One banner per gateway, not one per worker.
   if (config.workerId === null || config.workerId === 1) process.stdout.write(banner(app));
 

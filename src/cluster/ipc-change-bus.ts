@@ -30,6 +30,11 @@ export class IpcChangeBus implements ChangeBus {
     return this.#local.subscribe(topic, handler);
   }
 
+  /** Never called: a worker that starts late loads its mirrors after the events it did not hear. */
+  onResume(handler: () => void): () => void {
+    return this.#local.onResume(handler);
+  }
+
   async close(): Promise<void> {
     process.off('message', this.#onMessage);
     await this.#local.close();

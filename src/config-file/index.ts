@@ -1,10 +1,12 @@
 // Configuration as code (issue 36): read a SWITCHYARD_CONFIG file, plan it against the store, apply it.
 import type { Services } from '../manage/services.ts';
 import { readConfigFile } from './parse.ts';
-import { applyPlan, makePlan, type Plan, renderPlan } from './plan.ts';
+import { makePlan, type Plan, renderPlan } from './plan.ts';
+import { applyPlan } from './rollback.ts';
 
 export { ConfigFileError, parseConfigText, readConfigFile } from './parse.ts';
-export { applyPlan, exportState, makePlan, planSize, renderPlan } from './plan.ts';
+export { exportState, makePlan, planSize, renderPlan } from './plan.ts';
+export { applyPlan } from './rollback.ts';
 export { configJsonSchema } from './schema.ts';
 
 /** The organization a file configures: the store's first (the gateway has one per store). */

@@ -149,6 +149,7 @@ export const apiKeys: Kind = {
             sha256: auth?.keyHash ?? null,
             rate_limits: k.rateLimits,
             allowed_models: k.allowedModels,
+            allowed_tools: k.allowedTools,
             expires_at: k.expiresAt,
             metadata: k.metadata,
           },
@@ -168,6 +169,7 @@ export const apiKeys: Kind = {
       sha256: keyHashOf(d),
       rate_limits: limits,
       allowed_models: orNull(d.allowed_models),
+      allowed_tools: orNull(d.allowed_tools),
       expires_at: isoOrNull(d.expires_at),
       metadata: orNull(d.metadata),
     };
@@ -192,6 +194,7 @@ export const apiKeys: Kind = {
       role,
       rateLimits: n.rate_limits as Decl | null,
       allowedModels: n.allowed_models as string[] | null,
+      allowedTools: n.allowed_tools as string[] | null,
       expiresAt: n.expires_at as string | null,
       metadata: n.metadata as Record<string, string> | null,
     });

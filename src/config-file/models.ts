@@ -2,8 +2,13 @@
 // service (src/manage/models-settings.ts), which judges every entry before anything is written.
 import { GatewayError } from '../errors/gateway-error.ts';
 import { recordAudit } from '../manage/audit.ts';
-import { CONFIG_ACTOR } from '../manage/config-managed.ts';
-import { applyModelSettings, type ModelSettingChange, type ModelSettings } from '../manage/models-settings.ts';
+import { CONFIG_ACTOR, markManaged, unmarkManaged } from '../manage/config-managed.ts';
+import {
+  applyModelSettings,
+  checkPricedModel,
+  type ModelSettingChange,
+  type ModelSettings,
+} from '../manage/models-settings.ts';
 import type { ApplyContext } from './context.ts';
 import { ConfigFileError, type ParsedConfig } from './parse.ts';
 
@@ -34,17 +39,36 @@ export async function planModels(ctx: ApplyContext, parsed: ParsedConfig): Promi
   }
 }
 
+/** Marks what the section declares as the file's (API writes to it answer 409), unmarks what it pruned. */
+async function markModels(ctx: ApplyContext, desired: Partial<ModelSettings>, made: readonly ModelSettingChange[]) {
+  const { db } = ctx.svc;
+  for (const name of Object.keys(desired.aliases ?? {}))
+    await markManaged(db, ctx.orgId, { resourceType: 'model_alias', resourceId: name, name });
+  for (const model of Object.keys(desired.prices ?? {})) {
+    const key = checkPricedModel(model);
+    await markManaged(db, ctx.orgId, { resourceType: 'model_price', resourceId: key, name: key });
+  }
+  for (const c of made) if (c.action === 'delete') await unmarkManaged(db, ctx.orgId, typeOf(c), c.name);
+}
+
+const typeOf = (c: ModelSettingChange) => (c.kind === 'alias' ? 'model_alias' : 'model_price');
+
 /** Writes the section and audits each change as the file. */
 export async function applyModels(
   ctx: ApplyContext,
   parsed: ParsedConfig,
   planned: readonly ModelSettingChange[],
+  mark = true,
 ): Promise<void> {
   const desired = desiredOf(parsed);
-  if (desired === undefined || planned.length === 0) return;
-  const made = await applyModelSettings(ctx.svc, ctx.orgId, desired, { prune: parsed.config.prune === true });
+  if (desired === undefined) return;
+  const made =
+    planned.length === 0
+      ? []
+      : await applyModelSettings(ctx.svc, ctx.orgId, desired, { prune: parsed.config.prune === true });
+  if (mark) await markModels(ctx, desired, made);
   for (const c of made) {
-    const type = c.kind === 'alias' ? 'model_alias' : 'model_price';
+    const type = typeOf(c);
     await recordAudit(ctx.svc.stores, {
       orgId: ctx.orgId,
       actor: CONFIG_ACTOR,

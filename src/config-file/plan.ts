@@ -138,12 +138,17 @@ export function renderPlan(plan: Plan): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** Makes the plan's changes; the first refusal stops it and names the resource. */
-export async function applyPlan(plan: Plan): Promise<void> {
+/**
+ * Makes the plan's changes; the first refusal stops it and names the resource (rollback.ts undoes
+ * what was made before it). `mark: false` leaves the file's markers alone (a rollback restores them).
+ */
+export async function applyChanges(plan: Plan, opts: { mark?: boolean } = {}): Promise<void> {
   const { ctx } = plan;
   const { db } = ctx.svc;
-  for (const u of plan.unchanged)
-    await markManaged(db, ctx.orgId, { resourceType: u.kind.type, resourceId: u.id, name: u.key });
+  const mark = opts.mark !== false;
+  if (mark)
+    for (const u of plan.unchanged)
+      await markManaged(db, ctx.orgId, { resourceType: u.kind.type, resourceId: u.id, name: u.key });
   for (const c of plan.changes) {
     try {
       if (c.action === 'delete' && c.id !== null) {
@@ -161,19 +166,23 @@ export async function applyPlan(plan: Plan): Promise<void> {
       if (id === null) id = await c.kind.create(ctx, c.decl);
       else await c.kind.update(ctx, id, c.decl, [...new Set(c.fields.map((f) => topField(f.field)))]);
       ctx.ids.get(c.kind.type)?.set(c.key, id) ?? ctx.ids.set(c.kind.type, new Map([[c.key, id]]));
-      await markManaged(db, ctx.orgId, { resourceType: c.kind.type, resourceId: id, name: c.key });
+      if (mark) await markManaged(db, ctx.orgId, { resourceType: c.kind.type, resourceId: id, name: c.key });
     } catch (err) {
       const why = err instanceof Error ? err.message : String(err);
       throw new Error(`${c.kind.section} '${c.key}' (${c.action}): ${why}`);
     }
   }
-  await applyModels(ctx, plan.parsed, plan.models);
+  await applyModels(ctx, plan.parsed, plan.models, mark);
 }
 
-/** The current state as a file that plans to no change (provider keys become ${env:...} references). */
+/**
+ * The current state as a file that plans to no change (provider keys become ${env:...} references,
+ * or stay inline with `inline`, for a snapshot that never leaves the process).
+ */
 export async function exportState(
   svc: Services,
   orgId: string,
+  opts: { inline?: boolean } = {},
 ): Promise<{ config: ConfigFile; env: Record<string, string> }> {
   const { state } = await readState(svc, orgId, 'export');
   const out: Record<string, unknown> = { version: 1 };
@@ -182,7 +191,7 @@ export async function exportState(
     const items = (state.get(kind) ?? []).map((e) => {
       const d = { ...e.decl };
       for (const k of Object.keys(d)) if (d[k] === null) delete d[k];
-      if (kind === providers) {
+      if (kind === providers && opts.inline !== true) {
         const name = `SWITCHYARD_PROVIDER_KEY_${String(d.name)
           .toUpperCase()
           .replace(/[^A-Z0-9]/g, '_')}`;

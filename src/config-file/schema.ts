@@ -70,6 +70,15 @@ const ApiKey = Type.Object(
     allowed_models: Type.Optional(
       Nullable(Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { maxItems: 50 })),
     ),
+    allowed_tools: Type.Optional(
+      Nullable(
+        Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+          minItems: 1,
+          maxItems: 50,
+          description: 'MCP gateway tools the key may see and call: glob patterns over <server>__<tool>',
+        }),
+      ),
+    ),
     expires_at: Type.Optional(Nullable(Type.String({ maxLength: 40 }))),
     metadata: Type.Optional(Nullable(Type.Record(Type.String(), Type.String({ maxLength: 512 })))),
   },

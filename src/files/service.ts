@@ -160,7 +160,7 @@ export class FilesService {
     parts: AsyncIterable<FormPart>,
     note: Note,
   ): Promise<FilesReply> {
-    note.provider = place.vendor;
+    note.vendor = place.vendor;
     note.credentialId = place.credentialId;
     // The upstream wants a Content-Length, so the file is held once, as the chunks it arrived in.
     const chunks: Uint8Array[] = [];
@@ -281,7 +281,7 @@ export class FilesService {
 
   #reach(f: FileRecord, c: FilesCaller, note: Note): UpstreamPlace {
     const place = reachFile(this.#pipeline.live, f, c.headers);
-    note.provider = place.vendor;
+    note.vendor = place.vendor;
     note.credentialId = place.credentialId;
     return place;
   }

@@ -25,6 +25,8 @@ export interface GuardrailBlock {
   stage: 'input' | 'output';
   /** Entity type (or check-specific label) to how many matches; empty for limits and hooks. */
   entities: Readonly<Record<string, number>>;
+  /** The refused call's traceparent when tracing is on: the deliveries' traces link to it. */
+  traceLink?: string | null;
 }
 
 /** The domain event for one block. */
@@ -44,6 +46,7 @@ export function guardrailBlockedEvent(b: GuardrailBlock): DomainEvent {
       stage: b.stage,
       entities: { ...b.entities },
     },
+    traceLink: b.traceLink ?? null,
   };
 }
 

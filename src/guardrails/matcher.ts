@@ -75,6 +75,24 @@ export function eachMatch(re: RegExp, text: string, take: (m: RegExpExecArray) =
   }
 }
 
+/**
+ * Appends each match of `re` that `accept` takes and that no `inWord` character precedes. The
+ * boundary before is checked here because a look-behind in `re` would run at every position.
+ */
+export function findBounded(
+  re: RegExp,
+  text: string,
+  out: Finding[],
+  finding: { kind: string; label: string },
+  inWord: (c: number) => boolean,
+  accept: (match: string) => boolean,
+): void {
+  eachMatch(re, text, (m) => {
+    if (m.index > 0 && inWord(text.charCodeAt(m.index - 1))) return;
+    if (accept(m[0])) out.push({ start: m.index, end: m.index + m[0].length, ...finding });
+  });
+}
+
 /** A small bounded memo for validators that cost tens of microseconds (phone numbers, IBANs). */
 export class Memo<V> {
   private readonly map = new Map<string, V>();
@@ -89,26 +107,6 @@ export class Memo<V> {
     this.map.set(key, value);
     return value;
   }
-}
-
-let countedText = '';
-let countedDigits = 0;
-
-/**
- * ASCII digits in `text`. Most detectors need several (a card 12, a phone 8), so one cheap count
- * lets them skip their regex scan on ordinary prose; the last answer is kept because every
- * detector of a check asks about the same text in turn.
- */
-export function digitCount(text: string): number {
-  if (text === countedText) return countedDigits;
-  let n = 0;
-  for (let i = 0; i < text.length; i += 1) {
-    const c = text.charCodeAt(i);
-    if (c >= 48 && c <= 57) n += 1;
-  }
-  countedText = text;
-  countedDigits = n;
-  return n;
 }
 
 /** A maximal run of number-ish characters (digits, spaces, `().+-`) holding at least one digit. */

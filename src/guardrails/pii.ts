@@ -1,10 +1,11 @@
 // PII detectors. Each one finds loose candidates with a regex and keeps only those a validator
 // accepts (Luhn, IBAN mod-97, phone numbering plans, SSA rules, node's IP parser), so that order
 // numbers, dates and version strings that merely look like PII are left alone.
+import { createRequire } from 'node:module';
 import { isIP } from 'node:net';
 import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
-import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
-import { digitCount, eachIslandMatch, eachMatch, type Finding, type Matcher, Memo, trailingRun } from './matcher.ts';
+import type * as PhoneLibrary from 'libphonenumber-js/max';
+import { eachIslandMatch, eachMatch, type Finding, findBounded, type Matcher, Memo, trailingRun } from './matcher.ts';
 import type { PiiEntity } from './policy.ts';
 import { secretMatcher } from './secrets.ts';
 
@@ -84,6 +85,14 @@ const PHONE_RE = /(?<![\w+./-])(?:\+ ?)?(?:\(\d{1,5}\)|\d)[\d(). -]{5,28}\d(?![\
 // North American shape (NANP: area and exchange codes start 2-9); anything else must carry `+`.
 const NANP_RE = /^(?:1[ .-]?)?(?:\([2-9]\d{2}\)|[2-9]\d{2})[ .-]?[2-9]\d{2}[ .-]?\d{4}$/;
 const phoneValid = new Memo<boolean>(2048);
+// The numbering-plan metadata is ~10 MB resident: required (synchronously, matchers are sync) when
+// a policy with the phone entity compiles, through PII_MATCHERS.phone, not at start.
+const require = createRequire(import.meta.url);
+let phoneLibrary: typeof PhoneLibrary | undefined;
+const loadPhoneLibrary = (): typeof PhoneLibrary => {
+  phoneLibrary ??= require('libphonenumber-js/max') as typeof PhoneLibrary;
+  return phoneLibrary;
+};
 
 function isPhone(candidate: string): boolean {
   if (candidate.length > PHONE_MAX || /[ .()-]{3}|[.-]{2}/.test(candidate)) return false;
@@ -91,19 +100,31 @@ function isPhone(candidate: string): boolean {
   if (digits < 8 || digits > 15) return false;
   if (!candidate.startsWith('+') && !NANP_RE.test(candidate)) return false;
   // The library costs tens of microseconds per number, hence the cheap filters above and the memo.
-  return phoneValid.get(candidate, (c) => parsePhoneNumberFromString(c, 'US')?.isValid() === true);
+  return phoneValid.get(candidate, (c) => loadPhoneLibrary().parsePhoneNumberFromString(c, 'US')?.isValid() === true);
 }
 
-export const phoneMatcher: Matcher = {
-  kind: 'phone',
-  label: 'PHONE',
-  maxLen: PHONE_MAX,
-  find(text, out) {
-    eachIslandMatch(PHONE_RE, text, 8, (candidate, index) => {
-      if (isPhone(candidate)) out.push({ start: index, end: index + candidate.length, kind: 'phone', label: 'PHONE' });
-    });
-  },
-};
+/** A matcher run over the numeric islands of the text; `accept` tells an entity from a look-alike. */
+function islandMatcher(
+  kind: string,
+  label: string,
+  maxLen: number,
+  re: RegExp,
+  minDigits: number,
+  accept: (candidate: string, m: RegExpExecArray) => boolean,
+): Matcher {
+  return {
+    kind,
+    label,
+    maxLen,
+    find(text, out) {
+      eachIslandMatch(re, text, minDigits, (candidate, index, m) => {
+        if (accept(candidate, m)) out.push({ start: index, end: index + candidate.length, kind, label });
+      });
+    },
+  };
+}
+
+export const phoneMatcher: Matcher = islandMatcher('phone', 'PHONE', PHONE_MAX, PHONE_RE, 8, isPhone);
 
 // ---- credit card ----
 
@@ -153,38 +174,37 @@ function cardGroupingFits(candidate: string): boolean {
   return lens.every((l, i) => (i < lens.length - 1 ? l === 4 : l >= 1 && l <= 4));
 }
 
-export const creditCardMatcher: Matcher = {
-  kind: 'credit_card',
-  label: 'CREDIT_CARD',
-  maxLen: CARD_MAX,
-  find(text, out) {
-    eachIslandMatch(CARD_RE, text, 12, (candidate, index) => {
-      const digits = candidate.replace(/[ -]/g, '');
-      if (candidate.length <= CARD_MAX && cardGroupingFits(candidate) && cardNetworkFits(digits) && luhnValid(digits))
-        out.push({ start: index, end: index + candidate.length, kind: 'credit_card', label: 'CREDIT_CARD' });
-    });
+export const creditCardMatcher: Matcher = islandMatcher(
+  'credit_card',
+  'CREDIT_CARD',
+  CARD_MAX,
+  CARD_RE,
+  12,
+  (candidate) => {
+    const digits = candidate.replace(/[ -]/g, '');
+    return candidate.length <= CARD_MAX && cardGroupingFits(candidate) && cardNetworkFits(digits) && luhnValid(digits);
   },
-};
+);
 
 // ---- IBAN ----
 
 // The boundary before is checked in code: a look-behind first would slow the scan of every position.
+// No digit-count prefilter: counting the digits of the text in JavaScript cost more than this scan,
+// which fails fast at nearly every position (two capitals, then two digits).
 const IBAN_RE = /[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?(?![A-Za-z0-9])/g;
 const isAlnum = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
 const IBAN_MAX = 42; // 34 characters in groups of four
 const ibanValid = new Memo<boolean>(1024);
 
+const IBAN = { kind: 'iban', label: 'IBAN' };
+
 export const ibanMatcher: Matcher = {
-  kind: 'iban',
-  label: 'IBAN',
+  ...IBAN,
   maxLen: IBAN_MAX,
   find(text, out) {
-    if (digitCount(text) < 2) return;
-    eachMatch(IBAN_RE, text, (m) => {
-      if (m.index > 0 && isAlnum(text.charCodeAt(m.index - 1))) return;
-      if (ibanValid.get(m[0], (c) => isValidIBAN(electronicFormatIBAN(c) ?? '')))
-        out.push({ start: m.index, end: m.index + m[0].length, kind: 'iban', label: 'IBAN' });
-    });
+    findBounded(IBAN_RE, text, out, IBAN, isAlnum, (candidate) =>
+      ibanValid.get(candidate, (c) => isValidIBAN(electronicFormatIBAN(c) ?? '')),
+    );
   },
 };
 
@@ -197,16 +217,10 @@ export function ssnValid(area: string, group: string, serial: string): boolean {
   return area !== '000' && area !== '666' && area[0] !== '9' && group !== '00' && serial !== '0000';
 }
 
-export const usSsnMatcher: Matcher = {
-  kind: 'us_ssn',
-  label: 'US_SSN',
-  maxLen: 11,
-  find(text, out) {
-    eachIslandMatch(SSN_RE, text, 9, (_, index, m) => {
-      if (ssnValid(m[1]!, m[3]!, m[4]!)) out.push({ start: index, end: index + 11, kind: 'us_ssn', label: 'US_SSN' });
-    });
-  },
-};
+// Every SSN_RE match is 11 characters long, the matcher's maxLen.
+export const usSsnMatcher: Matcher = islandMatcher('us_ssn', 'US_SSN', 11, SSN_RE, 9, (_, m) =>
+  ssnValid(m[1]!, m[3]!, m[4]!),
+);
 
 // ---- IP address ----
 
@@ -234,7 +248,10 @@ export const ipAddressMatcher: Matcher = {
 
 export const PII_MATCHERS: Record<PiiEntity, Matcher> = {
   email: emailMatcher,
-  phone: phoneMatcher,
+  get phone() {
+    loadPhoneLibrary();
+    return phoneMatcher;
+  },
   credit_card: creditCardMatcher,
   iban: ibanMatcher,
   us_ssn: usSsnMatcher,

@@ -75,6 +75,9 @@ export class GuardrailStream implements StreamGuard {
         return this.#blockStop(ev);
       case 'stop':
         return this.#end([ev]);
+      case 'error':
+        // The upstream's own error record ends the answer: what was held back goes out before it.
+        return { events: [...this.broken().events, ev] };
       default:
         return { events: [ev] };
     }
@@ -131,6 +134,18 @@ export class GuardrailStream implements StreamGuard {
     const error = d.verdicts.add(outcome.verdicts, outcome.blocked, d.ctx.model);
     if (error) return { events: step.events, blocked: error };
     return { events: [...step.events, ...this.#tail] };
+  }
+
+  /**
+   * The held-back text is flushed through the same end-of-answer checks as a normal end (no more
+   * text can complete a match, so what would be masked is masked, a block cuts before its match);
+   * webhook checks are not asked, having no whole answer to judge.
+   */
+  broken(): StreamGuardStep {
+    if (this.#done) return { events: [] };
+    this.#tail.length = 0;
+    const step = this.#end([]);
+    return { events: step.events };
   }
 
   atRest(res: ChatResponse): ChatResponse {

@@ -2,8 +2,11 @@
 // trace entry, the /metrics counter, the `guardrail.blocked` event and the 400. One place, so the
 // chat, stream and bare-text paths report the same way.
 import { GatewayError } from '../errors/gateway-error.ts';
+import { atCallEnd } from '../pipeline/lifecycle.ts';
+import { noteFeature } from '../pipeline/record.ts';
 import type { ProxyCall } from '../pipeline/types.ts';
 import { blockMessage, type GuardrailVerdict } from './engine.ts';
+import { logAction } from './log-action.ts';
 import type { GuardrailRuntime } from './runtime.ts';
 
 /** One verdict in the header: `input:<policy id>:<check>:<action>` then `;entity=n` counts, `;shadow`. */
@@ -31,6 +34,10 @@ export class CallVerdicts {
   ) {
     // The record is built when the call ends, so verdicts added later (a stream's output) are in it.
     call.hookTrace = { ...call.hookTrace, guardrails: this.list };
+    atCallEnd(call, (record) => {
+      const action = logAction(this.list);
+      if (record !== undefined && action !== null) noteFeature(record, 'guardrails', { guardrailAction: action });
+    });
   }
 
   /** Records verdicts (metrics included); returns the 400 for an enforcing block, which it also reports. */
@@ -53,6 +60,7 @@ export class CallVerdicts {
       checkIndex: blocked.check_index,
       stage: blocked.stage,
       entities: Object.fromEntries(Object.entries(blocked.counts).filter(([k]) => k !== '')),
+      traceLink: call.replyHeaders?.traceparent,
     });
     return new GatewayError('guardrail_blocked', { message: blockMessage(blocked) });
   }

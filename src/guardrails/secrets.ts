@@ -1,7 +1,7 @@
 // Credentials: cloud and vendor API keys, GitHub tokens, JWTs and PEM private key blocks. Keys are
 // recognised by their documented prefixes and alphabets; the open-ended ones (prefix plus a long
 // body) must also look random, so prose like `sk-this-is-my-example` is not a key.
-import { eachMatch, type Finding, type Matcher, trailingRun } from './matcher.ts';
+import { eachMatch, type Finding, findBounded, type Matcher, trailingRun } from './matcher.ts';
 
 /** Longest token-shaped secret, a JWT with a large payload. Streams hold an unfinished token up to this. */
 export const TOKEN_SECRET_MAX = 8192;
@@ -87,20 +87,16 @@ function openPemStart(text: string): number {
     : at;
 }
 
+const SECRET = { kind: 'secret', label: 'SECRET' };
+
 export const secretMatcher: Matcher = {
-  kind: 'secret',
-  label: 'SECRET',
+  ...SECRET,
   maxLen: PEM_MAX,
   find(text, out) {
-    eachMatch(TOKEN_RE, text, (m) => {
-      // The boundary before a token is checked here rather than by a look-behind, which would run
-      // at every position and cost more than the whole scan.
-      if (m.index > 0 && isTokenChar(text.charCodeAt(m.index - 1))) return;
-      if (tokenValid(m[0])) out.push({ start: m.index, end: m.index + m[0].length, kind: 'secret', label: 'SECRET' });
-    });
+    findBounded(TOKEN_RE, text, out, SECRET, isTokenChar, tokenValid);
     if (!text.includes(PEM_OPEN)) return;
     eachMatch(PEM_RE, text, (m) => {
-      out.push({ start: m.index, end: m.index + m[0].length, kind: 'secret', label: 'SECRET' });
+      out.push({ start: m.index, end: m.index + m[0].length, ...SECRET });
     });
   },
   hold(text) {

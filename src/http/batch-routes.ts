@@ -9,6 +9,7 @@ import { fromUpstream, GatewayError } from '../errors/gateway-error.ts';
 import type { JsonValue } from '../ir/types.ts';
 import type { PipelineDeps } from '../pipeline/deps.ts';
 import { type EndpointOutcome, endpointCall, recordEndpointCall } from '../pipeline/endpoint-record.ts';
+import type { TraceLink } from '../ports/trace-links.ts';
 import { formatCostHeader } from '../providers/catalog/cost.ts';
 import { UpstreamTransportError } from '../providers/http.ts';
 import type { BatchFamily, BatchRecord } from '../store/batches.ts';
@@ -39,15 +40,29 @@ export function batchRoutes(deps: PipelineDeps, batches: Batches) {
       req: FastifyRequest,
       reply: FastifyReply,
       requestType: string,
-      run: () => Promise<Answer>,
+      run: (traceLink: TraceLink) => Promise<Answer>,
     ): Promise<FastifyReply> => {
       // Both families share the request types; the metrics tell them apart by this.
       const callFamily = isBetaPath(req.url) ? 'beta' : 'alpha';
       const call = endpointCall(requestType, req.principal, req.svcId, req.headers, callFamily);
-      const record = (o: EndpointOutcome) => recordEndpointCall(deps, call, o);
+      // With tracing on, the call's own span: its context answers the call and is kept with a batch it creates.
+      const span = deps.hooks.traceLinks?.openCall(requestType, header(req, 'traceparent'), header(req, 'tracestate'));
+      if (span !== undefined) reply.header('traceparent', span.traceparent);
+      const record = (o: EndpointOutcome) => {
+        recordEndpointCall(deps, call, o);
+        span?.end(
+          {
+            'http.request.method': req.method,
+            'http.response.status_code': o.status,
+            'switchyard.request_id': req.svcId,
+            'switchyard.batch_id': o.trace === undefined ? undefined : (o.trace as { batch_id?: string }).batch_id,
+          },
+          o.status >= 400 ? String(o.status) : undefined,
+        );
+      };
       let answer: Answer;
       try {
-        answer = await run();
+        answer = await run(span?.traceparent ?? null);
       } catch (err) {
         // A pass-through call the vendor refused: its answer, as it sent it.
         if (err instanceof UpstreamAnswer) {
@@ -82,18 +97,19 @@ export function batchRoutes(deps: PipelineDeps, batches: Batches) {
     });
     const family = (f: BatchFamily) => ({
       create: (req: FastifyRequest, reply: FastifyReply) =>
-        serve(req, reply, 'batch_create', async () => {
+        serve(req, reply, 'batch_create', async (traceLink) => {
           const concurrency = batches.concurrencyOf(req.headers['x-svc-batch-concurrency']);
           const providerKey = header(req, 'x-svc-provider-key');
           const b =
             f === 'alpha'
-              ? await batches.createAlpha(req.principal, req.body, concurrency, providerKey)
+              ? await batches.createAlpha(req.principal, req.body, concurrency, providerKey, traceLink)
               : await batches.createBeta(
                   req.principal,
                   req.body,
                   concurrency,
                   providerKey,
                   header(req, 'anthropic-version'),
+                  traceLink,
                 );
           return object(req, b);
         }),

@@ -11,7 +11,7 @@
 // A failed sign-in goes back to the dashboard's sign-in page with the reason in `sso_error`.
 import { parseCookie, stringifySetCookie } from 'cookie';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import * as oidcClient from 'openid-client';
+import type * as OidcClient from 'openid-client';
 import type { OidcConfig } from '../config.ts';
 import type { Services } from '../manage/services.ts';
 import type { UserRecord } from '../store/users.ts';
@@ -77,18 +77,27 @@ function failSignIn(reply: FastifyReply, request: FastifyRequest, message: strin
   return reply.redirect(`${SIGN_IN_PAGE}?sso_error=${encodeURIComponent(message)}`);
 }
 
+// openid-client and jose (~6 MB resident) load with the first sign-in, and never without SSO configured.
+let library: Promise<typeof OidcClient> | undefined;
+const oidcLibrary = (): Promise<typeof OidcClient> => {
+  library ??= import('openid-client');
+  return library;
+};
+
 /** The provider's metadata, read on first use and kept; a failed read is retried by the next sign-in. */
-function providerConfig(oidc: OidcConfig): () => Promise<oidcClient.Configuration> {
-  let found: Promise<oidcClient.Configuration> | undefined;
+function providerConfig(oidc: OidcConfig): () => Promise<OidcClient.Configuration> {
+  let found: Promise<OidcClient.Configuration> | undefined;
   return () => {
-    found ??= oidcClient
-      .discovery(
-        new URL(oidc.issuer),
-        oidc.clientId,
-        oidc.clientSecret ?? undefined,
-        oidc.clientSecret === null ? oidcClient.None() : undefined,
-        // config.ts admits plain http only for a provider on this machine.
-        oidc.issuer.startsWith('http:') ? { execute: [oidcClient.allowInsecureRequests] } : undefined,
+    found ??= oidcLibrary()
+      .then((oidcClient) =>
+        oidcClient.discovery(
+          new URL(oidc.issuer),
+          oidc.clientId,
+          oidc.clientSecret ?? undefined,
+          oidc.clientSecret === null ? oidcClient.None() : undefined,
+          // config.ts admits plain http only for a provider on this machine.
+          oidc.issuer.startsWith('http:') ? { execute: [oidcClient.allowInsecureRequests] } : undefined,
+        ),
       )
       .catch((err: unknown) => {
         found = undefined;
@@ -142,7 +151,8 @@ export function ssoRoutes(svc: Services, sessions: SessionGate): FastifyPluginAs
     const provider = providerConfig(oidc);
 
     app.get<{ Querystring: { return_to?: string } }>('/sso/login', async (request, reply) => {
-      let config: oidcClient.Configuration;
+      const oidcClient = await oidcLibrary();
+      let config: OidcClient.Configuration;
       try {
         config = await provider();
       } catch (err) {
@@ -174,6 +184,7 @@ export function ssoRoutes(svc: Services, sessions: SessionGate): FastifyPluginAs
         return failSignIn(reply, request, 'The sign-in took too long or was started elsewhere; start it again.');
       let claims: Record<string, unknown>;
       try {
+        const oidcClient = await oidcLibrary();
         const config = await provider();
         const current = new URL(request.url, redirectUrlOf(oidc, request));
         const tokens = await oidcClient.authorizationCodeGrant(config, current, {

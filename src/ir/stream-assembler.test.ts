@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ResponseAssembler } from './stream-assembler.ts';
+import { stopEvent, textBlockEvents, toolBlockEvents } from './test-kit.ts';
 import type { StreamEvent } from './types.ts';
 
 function assemble(events: StreamEvent[]): ReturnType<ResponseAssembler['result']> {
@@ -16,11 +17,7 @@ const stop: StreamEvent = { type: 'stop', stopReason: 'end_turn' };
 
 const toolStream: StreamEvent[] = [
   start,
-  { type: 'block_start', index: 0, block: { type: 'tool_use', id: 'toolu_a', name: 'weather' } },
-  { type: 'tool_args_delta', index: 0, partialJson: '{"city":"Pa' },
-  { type: 'tool_args_delta', index: 0, partialJson: 'ris","days":[1,' },
-  { type: 'tool_args_delta', index: 0, partialJson: '2]}' },
-  { type: 'block_stop', index: 0 },
+  ...toolBlockEvents(0, 'toolu_a', 'weather', '{"city":"Pa', 'ris","days":[1,', '2]}'),
   { type: 'block_start', index: 1, block: { type: 'tool_use', id: 'toolu_b', name: 'time' } },
   { type: 'block_stop', index: 1 },
   { type: 'usage', usage: { output: 4 } },
@@ -37,10 +34,7 @@ test('folds fragmented deltas into whole blocks', () => {
       { type: 'signature_delta', index: 0, signature: 'sig-' },
       { type: 'signature_delta', index: 0, signature: '1' },
       { type: 'block_stop', index: 0 },
-      { type: 'block_start', index: 1, block: { type: 'text' } },
-      { type: 'text_delta', index: 1, text: 'Hello, ' },
-      { type: 'text_delta', index: 1, text: 'world.' },
-      { type: 'block_stop', index: 1 },
+      ...textBlockEvents(1, 'Hello, ', 'world.'),
       { type: 'usage', usage: { output: 5 } },
       stop,
     ]),
@@ -111,10 +105,7 @@ test('usage reported after the stop still counts (chat-completions upstreams sen
 });
 
 test('missing usage reads as zero; stopSequence null is kept', () => {
-  const res = assemble([
-    { type: 'start', id: 'x', model: 'm' },
-    { type: 'stop', stopReason: 'stop_sequence', rawStopReason: 'stop_sequence', stopSequence: null },
-  ]);
+  const res = assemble([{ type: 'start', id: 'x', model: 'm' }, stopEvent('stop_sequence')]);
   assert.deepEqual(res, {
     id: 'x',
     model: 'm',

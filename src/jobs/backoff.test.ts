@@ -5,31 +5,22 @@ import { backoffMs } from './backoff.ts';
 const policy = { baseMs: 100, capMs: 1000 };
 
 test('delays double per attempt within the upper half of their ceiling, up to the cap', () => {
-  assert.equal(
-    backoffMs(1, policy, () => 0),
-    50,
-  );
-  assert.equal(
-    backoffMs(1, policy, () => 1),
-    100,
-  );
-  assert.equal(
-    backoffMs(3, policy, () => 0),
-    200,
-  );
-  assert.equal(
-    backoffMs(3, policy, () => 1),
-    400,
-  );
-  assert.equal(
-    backoffMs(10, policy, () => 1),
-    1000,
-  );
-  assert.equal(
-    backoffMs(500, policy, () => 0.5),
-    750,
-    'huge attempt numbers stay finite',
-  );
+  // [attempt, random draw, delay]; the last shows huge attempt numbers stay finite.
+  const cases: Array<[number, number, number]> = [
+    [1, 0, 50],
+    [1, 1, 100],
+    [3, 0, 200],
+    [3, 1, 400],
+    [10, 1, 1000],
+    [500, 0.5, 750],
+  ];
+  for (const [attempt, random, ms] of cases) {
+    assert.equal(
+      backoffMs(attempt, policy, () => random),
+      ms,
+      `attempt ${attempt}, random ${random}`,
+    );
+  }
 });
 
 test('jitter spreads jobs that failed together', () => {

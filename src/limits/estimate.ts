@@ -4,11 +4,13 @@
 // catalog's maximum output for the model is counted at that maximum: the model cannot write more,
 // and reserving what was asked would let one call hold a whole shared budget. An `@slug` call is priced at
 // its dearest candidate, or at all of them together when the strategy calls several per request
-// (ensemble, cascade). Budgets reserve this and TPM charges it at admission; both are corrected to
-// the actual figures when the call ends.
+// (ensemble, cascade). An organization's price override for a candidate replaces the list prices, as
+// it does in the cost of the call. Budgets reserve this and TPM charges it at admission; both are
+// corrected to the actual figures when the call ends.
 import type { ChatRequest } from '../ir/types.ts';
 import type { ProxyCall } from '../pipeline/types.ts';
-import { lookupModel } from '../providers/catalog/index.ts';
+import type { PriceLookup } from '../providers/catalog/cost.ts';
+import { lookupModel, type ModelPrice } from '../providers/catalog/index.ts';
 import { resolveDirectModel } from '../providers/registry.ts';
 import type { ActiveConfig, CandidateRef } from '../routing/types.ts';
 import { quickRequestTokens } from '../tokens/estimate.ts';
@@ -61,6 +63,7 @@ function pricingOf(ref: CandidateRef): Pricing {
 }
 
 interface Candidates {
+  refs: readonly Pick<CandidateRef, 'vendor' | 'model'>[];
   prices: readonly Pricing[];
   /** Every candidate runs (ensemble, cascade): the costs add up. */
   all: boolean;
@@ -68,7 +71,7 @@ interface Candidates {
 
 const directCandidates = new Map<string, Candidates>();
 const configCandidates = new WeakMap<ActiveConfig, Candidates>();
-const NONE: Candidates = { prices: [], all: false };
+const NONE: Candidates = { refs: [], prices: [], all: false };
 
 function candidates(call: Estimated, config: ConfigLookup): Candidates {
   const model = call.modelRequested;
@@ -77,7 +80,8 @@ function candidates(call: Estimated, config: ConfigLookup): Candidates {
     if (!cfg) return NONE;
     let c = configCandidates.get(cfg);
     if (!c) {
-      c = { prices: cfg.compiled.refs.map(pricingOf), all: cfg.strategy === 'ensemble' || cfg.strategy === 'cascade' };
+      const refs = cfg.compiled.refs;
+      c = { refs, prices: refs.map(pricingOf), all: cfg.strategy === 'ensemble' || cfg.strategy === 'cascade' };
       configCandidates.set(cfg, c);
     }
     return c;
@@ -85,7 +89,7 @@ function candidates(call: Estimated, config: ConfigLookup): Candidates {
   let c = directCandidates.get(model);
   if (!c) {
     const direct = resolveDirectModel(model);
-    c = direct ? { prices: [pricingOf({ ...direct })], all: false } : NONE;
+    c = direct ? { refs: [direct], prices: [pricingOf({ ...direct })], all: false } : NONE;
     if (directCandidates.size < 10_000) directCandidates.set(model, c);
   }
   return c;
@@ -108,15 +112,24 @@ export type Estimated = Pick<ProxyCall, 'kind' | 'body' | 'modelRequested'> & {
   chat?: { ir: ChatRequest };
 };
 
-export function estimateCall(call: Estimated, config: ConfigLookup): CallEstimate {
+/** Pricing with the org's override in place of the list prices (the output cap stays the catalog's). */
+function overridden(p: Pricing, o: ModelPrice | undefined): Pricing {
+  return o === undefined ? p : { ...p, input: o.input / 1e6, output: o.output / 1e6 };
+}
+
+export function estimateCall(call: Estimated, config: ConfigLookup, overrides?: PriceLookup): CallEstimate {
   if (call.kind === 'count_tokens') return FREE;
-  const { prices, all } = candidates(call, config);
+  const { refs, prices, all } = candidates(call, config);
+  const orgId = call.principal.orgId;
   const ir: ChatRequest | undefined = call.chat?.ir;
   const input = ir ? quickRequestTokens(ir) : embeddingTokens(call.body);
   const maxTokens = ir?.params.maxTokens;
   let tokens = input;
   let costUsd = 0;
-  for (const p of prices) {
+  for (let i = 0; i < prices.length; i++) {
+    const ref = refs[i];
+    const listed = prices[i] ?? NO_PRICE;
+    const p = overrides && ref ? overridden(listed, overrides(orgId, ref.vendor, ref.model)) : listed;
     const asked = maxTokens ?? p.maxOutput;
     const output = ir ? (p.known ? Math.min(asked, p.maxOutput) : asked) : 0;
     tokens = Math.max(tokens, input + output);

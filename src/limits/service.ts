@@ -22,6 +22,7 @@ import type {
   RateLimits,
   Refusal,
 } from '../ports/counters.ts';
+import type { PriceLookup } from '../providers/catalog/cost.ts';
 import { type BudgetRecord, type BudgetStore, isPerMemberScope } from '../store/budgets.ts';
 import type { SpendQuery } from '../store/request-logs.ts';
 import { isEmptyObject, isRecord } from '../util/json.ts';
@@ -49,6 +50,8 @@ export interface LimitsDeps {
   budgets: BudgetMirror;
   projects: ProjectMirror;
   config: ConfigLookup;
+  /** The org's price overrides: a reservation is priced as the call will be. */
+  prices: PriceLookup;
   budgetStore: Pick<BudgetStore, 'markAlert'>;
   spendSince(q: SpendQuery): Promise<Array<{ member: string | null; model: string | null; costUsd: number }>>;
   logger: Logger;
@@ -107,7 +110,7 @@ export class Limits implements BudgetStatusSource {
     const now = Date.now();
     const checks = this.#checks(call, budgets, keyLimits, projectLimits, endUserLimits, now);
     if (checks.rates.length === 0 && checks.budgets.length === 0) return undefined;
-    const estimate = estimateCall(call, this.#d.config);
+    const estimate = estimateCall(call, this.#d.config, this.#d.prices);
     const req: AdmitRequest = {
       now,
       tokens: estimate.tokens,
@@ -179,7 +182,9 @@ export class Limits implements BudgetStatusSource {
       call.hookTrace = { limits: { refused_by: this.#describe(res.refusal) } };
       throw this.#refused(res.refusal, call.principal);
     }
-    call.replyHeaders = rateHeaders(res);
+    // Added to what earlier features put there (tracing's traceparent), never in its place.
+    const rate = rateHeaders(res);
+    if (rate !== undefined) call.replyHeaders = call.replyHeaders ? Object.assign(call.replyHeaders, rate) : rate;
     atCallEnd(call, (record) => this.#settle(req, record));
   }
 
@@ -207,7 +212,7 @@ export class Limits implements BudgetStatusSource {
     let costUsd = 0;
     let tokens = 0;
     for (const item of items) {
-      const e = estimateCall(item, this.#d.config);
+      const e = estimateCall(item, this.#d.config, this.#d.prices);
       costUsd += e.costUsd;
       tokens += e.tokens;
     }

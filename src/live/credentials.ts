@@ -7,7 +7,7 @@ import { credentialAad } from '../crypto/credential-aad.ts';
 import type { SecretBox } from '../crypto/secretbox.ts';
 import type { ChangeBus } from '../ports/change-bus.ts';
 import type { Credential, VendorId } from '../providers/types.ts';
-import type { ProviderRecord, ProviderStore } from '../store/providers.ts';
+import type { CredentialRecord, CredentialStore } from '../store/credentials.ts';
 import { isDeleted, LiveMirror } from './feed.ts';
 
 export interface ResolvedCredential {
@@ -25,9 +25,9 @@ interface Entry extends ResolvedCredential {
 const NONE: readonly ResolvedCredential[] = Object.freeze([]);
 
 /** What the mirror reads from the provider store. */
-export type CredentialSource = Pick<ProviderStore, 'get' | 'changedSince' | 'listAllActive'>;
+export type CredentialSource = Pick<CredentialStore, 'get' | 'changedSince' | 'listAllActive'>;
 
-export class CredentialMirror extends LiveMirror<ProviderRecord> {
+export class CredentialMirror extends LiveMirror<CredentialRecord> {
   readonly #box: SecretBox;
   readonly #logger: Logger;
   readonly #byId = new Map<string, Entry>();
@@ -47,7 +47,7 @@ export class CredentialMirror extends LiveMirror<ProviderRecord> {
     this.#logger = logger;
   }
 
-  protected override apply(row: ProviderRecord): void {
+  protected override apply(row: CredentialRecord): void {
     if (row.deletedAt !== null || row.status !== 'active') {
       this.remove(row.id);
       return;
@@ -107,6 +107,6 @@ export class CredentialMirror extends LiveMirror<ProviderRecord> {
   }
 }
 
-function fingerprint(row: ProviderRecord): string {
+function fingerprint(row: CredentialRecord): string {
   return `${row.keyCiphertext}|${row.baseUrl ?? ''}|${row.status}|${row.weight}`;
 }

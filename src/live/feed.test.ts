@@ -80,6 +80,20 @@ class FakeStore {
   }
 }
 
+/** A bus that resumes when told: a Redis bus subscribing (again) after events it could not hear. */
+class ResumingBus extends LocalChangeBus {
+  readonly #resume = new Set<() => void>();
+
+  override onResume(handler: () => void): () => void {
+    this.#resume.add(handler);
+    return () => void this.#resume.delete(handler);
+  }
+
+  resume(): void {
+    for (const h of this.#resume) h();
+  }
+}
+
 class NameMirror extends LiveMirror<Row> {
   readonly names = new Map<string, string>();
   readonly applied: Row[] = [];
@@ -168,6 +182,39 @@ describe('LiveMirror', () => {
     await bus.publish({ topic: 'project', orgId: 'org', id: 'b' });
     assert.equal(m.names.has('b'), false);
     m.stop();
+  });
+
+  test('refresh during a poll that read before a write waits for a poll that reads after it', async () => {
+    const store = new FakeStore();
+    const m = new NameMirror(store, new LocalChangeBus());
+    const hold = store.holdPoll();
+    const early = m.refresh();
+    await hold.read;
+    // Committed by another instance after the poll under way read: the caller of refresh needs it.
+    store.rows.set('a', row('a', new Date().toISOString(), 'committed'));
+    const late = m.refresh();
+    hold.release();
+    await early;
+    await late;
+    assert.equal(m.names.get('a'), 'committed');
+    m.stop();
+  });
+
+  test('when the bus resumes, the mirror reads what changed at once, without its timer', async () => {
+    const store = new FakeStore();
+    const bus = new ResumingBus();
+    const m = new NameMirror(store, bus);
+    await m.start();
+    // Written and announced elsewhere while this bus could not hear: no event will come.
+    store.rows.set('a', row('a', new Date().toISOString(), 'unheard'));
+    bus.resume();
+    for (let i = 0; i < 20 && !m.names.has('a'); i++) await new Promise((r) => setImmediate(r));
+    assert.equal(m.names.get('a'), 'unheard');
+    m.stop();
+    store.rows.set('b', row('b', new Date().toISOString(), 'after stop'));
+    bus.resume();
+    await new Promise((r) => setImmediate(r));
+    assert.equal(m.names.has('b'), false, 'a stopped mirror no longer answers resumes');
   });
 
   test('stop unsubscribes', async () => {

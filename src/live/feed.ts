@@ -70,13 +70,19 @@ export const isDeleted = (row: { deletedAt: string | null }): boolean => row.del
 /**
  * What every live mirror shares: it subscribes to its topic and polls its store from construction
  * on, and every row either path (or `load`) reads goes through one Freshness before `apply` sees it.
+ * When the bus starts hearing other instances (its first subscription, a reconnection) the mirror
+ * polls at once: what they published before then never arrives as an event, and waiting for the
+ * timer would leave this instance up to an interval behind them.
  * Subclasses hold the maps and say what an admitted row and a vanished entity do to them.
  */
 export abstract class LiveMirror<Row extends FeedRow> {
   readonly #freshness = new Freshness();
   readonly #source: FeedSource<Row>;
   readonly #unsubscribe: () => void;
+  readonly #unresume: () => void;
   readonly #refresher: Refresher;
+  /** Polls started so far: `refresh` waits for one that started after it was called. */
+  #polls = 0;
 
   protected constructor(source: FeedSource<Row>, bus: ChangeBus, logger: Logger, intervalMs: number) {
     this.#source = source;
@@ -87,11 +93,13 @@ export abstract class LiveMirror<Row extends FeedRow> {
       else this.remove(ev.id);
     });
     this.#refresher = startRefresher(source.name, intervalMs, logger, async (since) => {
+      this.#polls++;
       const ticket = this.#freshness.ticket();
       const rows = await source.store.changedSince(since);
       for (const r of rows) this.#offer(r, ticket);
       return newestOf(rows);
     });
+    this.#unresume = bus.onResume(() => void this.refresh());
   }
 
   /** A row Freshness admitted: never older than what was applied before for its entity. */
@@ -117,13 +125,21 @@ export abstract class LiveMirror<Row extends FeedRow> {
     return warm ? this.load(warm) : Promise.resolve();
   }
 
-  /** Polls the store now instead of waiting for the timer. */
-  refresh(): Promise<void> {
-    return this.#refresher.tick();
+  /** Polls the store now instead of waiting for the timer: resolves once a read that started after this call is applied. */
+  async refresh(): Promise<void> {
+    const before = this.#polls;
+    let poll = this.#refresher.tick();
+    // A poll already under way may have read before what the caller wants seen was committed.
+    if (this.#polls === before) {
+      await poll;
+      poll = this.#refresher.tick();
+    }
+    await poll;
   }
 
   stop(): void {
     this.#unsubscribe();
+    this.#unresume();
     this.#refresher.stop();
   }
 }

@@ -34,6 +34,8 @@ export interface Principal {
    * regexes; null or absent for every model (principals rebuilt by background jobs carry none).
    */
   modelAllow?: CompiledPatterns | null;
+  /** The key's `<server>__<tool>` patterns for the MCP gateway; null or absent for every tool. */
+  toolAllow?: string[] | null;
   /** Epoch ms after which the key answers `api_key_expired`; null or absent for never. */
   expiresAtMs?: number | null;
   /** Set on a rotated-out plaintext: epoch ms when its grace period ends. */
@@ -179,6 +181,7 @@ export class PrincipalMirror extends LiveMirror<ApiKeyAuthRow> {
       role: row.role,
       rateLimits: row.rateLimits,
       modelAllow: row.allowedModels === null ? null : compileModelPatterns(row.allowedModels),
+      toolAllow: row.allowedTools,
       expiresAtMs: msOf(row.expiresAt),
       graceEndsMs: null,
       keyMetadata: row.metadata === null || Object.keys(row.metadata).length === 0 ? null : row.metadata,

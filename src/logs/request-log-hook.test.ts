@@ -8,7 +8,7 @@ const record = (requestBody: unknown): CallRecord =>
   callRecord({
     modelRequested: 'm',
     modelUsed: null,
-    provider: null,
+    vendor: null,
     latencyMs: 1,
     ttfbMs: null,
     usage: { input: 0, output: 0 },

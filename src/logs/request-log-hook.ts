@@ -35,7 +35,7 @@ export function toStoreRow(
     conversationId: r.conversationId,
     modelRequested: r.modelRequested,
     modelUsed: r.modelUsed,
-    provider: r.provider,
+    provider: r.vendor,
     credentialId: r.credentialId,
     statusCode: r.status,
     latencyMs: Math.round(r.latencyMs * 100) / 100,

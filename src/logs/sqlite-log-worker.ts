@@ -23,6 +23,10 @@ const init = workerData as Init;
 const db = new SQLite(init.file);
 db.pragma('busy_timeout = 5000');
 db.pragma('synchronous = NORMAL');
+// better-sqlite3 builds SQLite with a 16 MB page cache per connection; appending rows needs the
+// pages at the right edge of the table and its indexes, not the whole tree (with 16 MB the thread
+// held ~15 MB more under load for no measurable CPU difference).
+db.pragma('cache_size = -2000');
 const insertAll = sqliteLogBatchInsert(db);
 
 port.postMessage({ type: 'ready' });

@@ -7,7 +7,7 @@ import pino from 'pino';
 import { RecordingSink } from '../../test/helpers/recording-sink.ts';
 import { loadConfig } from '../config.ts';
 import { openStore } from '../store/index.ts';
-import { logLine, type RequestLogRow } from '../store/request-log-row.ts';
+import { CACHE_NOT_CONSULTED, logLine, type RequestLogRow } from '../store/request-log-row.ts';
 import { newId } from '../util/ids.ts';
 import { WorkerLogWriter } from './worker-writer.ts';
 
@@ -42,11 +42,8 @@ function row(n: number): RequestLogRow {
     requestBody: '{"model":"gpt-4o-mini"}',
     responseBody: `{"n":${n}}`,
     createdAt: new Date().toISOString(),
-    cache: null,
     replayOf: null,
-    savedCostUsd: 0,
-    cacheSimilarity: null,
-    cacheShadowMatch: null,
+    ...CACHE_NOT_CONSULTED,
   };
 }
 

@@ -29,3 +29,9 @@ export function requireProjectReach(principal: Principal, projectId: string | nu
 export function notFound(what: string, id: string): GatewayError {
   return new GatewayError('not_found', { vars: { what, id } });
 }
+
+/** The row when it exists and is not deleted; otherwise the 404 that names it. */
+export function liveOr404<T extends { deletedAt: string | null }>(row: T | undefined, what: string, id: string): T {
+  if (!row || row.deletedAt !== null) throw notFound(what, id);
+  return row;
+}

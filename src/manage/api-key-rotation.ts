@@ -73,6 +73,7 @@ const Me = Type.Object({
   project_id: Nullable(Type.String()),
   expires_at: Nullable(Timestamp),
   allowed_models: Nullable(Type.Array(Type.String())),
+  allowed_tools: Nullable(Type.Array(Type.String())),
   rotated_key_expires_at: Nullable(
     Type.String({ description: 'Set when the caller used a rotated-out plaintext: when it stops working' }),
   ),
@@ -98,6 +99,7 @@ export const getMe = defineOperation({
         project_id: principal.projectId,
         expires_at: null,
         allowed_models: null,
+        allowed_tools: null,
         rotated_key_expires_at: null,
       };
     const key = await svc.stores.orgKeys.getKey(principal.orgId, principal.keyId);
@@ -110,6 +112,7 @@ export const getMe = defineOperation({
       project_id: principal.projectId,
       expires_at: key.expiresAt,
       allowed_models: key.allowedModels,
+      allowed_tools: key.allowedTools,
       rotated_key_expires_at: principal.graceEndsMs != null ? new Date(principal.graceEndsMs).toISOString() : null,
     };
   },

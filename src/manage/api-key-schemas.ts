@@ -7,6 +7,7 @@ import type { RateLimits } from '../ports/counters.ts';
 import { ROLES } from '../ports/roles.ts';
 import type { ApiKeyPatch, ApiKeyRecord } from '../store/org-keys.ts';
 import { notFound } from './access.ts';
+import { ManagedBy } from './config-managed.ts';
 import { holderOf, requireMayManageKey } from './roles.ts';
 import { Nullable, Timestamp } from './schemas.ts';
 import type { Services } from './services.ts';
@@ -45,6 +46,13 @@ const AllowedModels = Type.Array(Type.String({ minLength: 1, maxLength: 256 }), 
   description:
     'Model glob patterns (`gpt-4o*`, `openai/*`) and `@slug` patterns the key may call, matched like budget `models`; null for every model',
 });
+/** Also the body of the older `POST /manage/v1/api-keys/{key_id}/allowed-tools`, kept as an alias. */
+export const AllowedTools = Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+  minItems: 1,
+  maxItems: 50,
+  description:
+    'Glob patterns over `<server>__<tool>` (`memory__*`) naming the MCP tools the key may see and call through /mcp/v1; null for every tool',
+});
 const Metadata = Type.Record(Type.String({ minLength: 1, maxLength: 64 }), Type.String({ maxLength: 512 }), {
   maxProperties: 16,
   description: 'Free-form string pairs (at most 16), shown with the key and in its log rows',
@@ -57,6 +65,7 @@ const ExpiresAt = Type.String({
 /** The key controls accepted by create and update. */
 export const controlFields = {
   allowed_models: Type.Optional(Nullable(AllowedModels)),
+  allowed_tools: Type.Optional(Nullable(AllowedTools)),
   expires_at: Type.Optional(Nullable(ExpiresAt)),
   metadata: Type.Optional(Nullable(Metadata)),
 };
@@ -64,12 +73,14 @@ export const controlFields = {
 export const ApiKey = Type.Object({
   id: Type.String(),
   object: Type.Literal('api_key'),
+  managed_by: ManagedBy,
   name: Type.String(),
   project_id: Nullable(Type.String({ description: 'Null for org-wide keys' })),
   prefix: Type.String({ description: 'First characters of the key, for recognising it' }),
   role: RoleSchema,
   rate_limits: Nullable(RateLimitsSchema),
   allowed_models: Nullable(AllowedModels),
+  allowed_tools: Nullable(AllowedTools),
   expires_at: Nullable(Timestamp),
   metadata: Nullable(Metadata),
   last_used_at: Nullable(
@@ -91,12 +102,14 @@ export function keyView(k: ApiKeyRecord) {
   return {
     id: k.id,
     object: 'api_key' as const,
+    managed_by: null,
     name: k.name,
     project_id: k.projectId,
     prefix: k.prefix,
     role: k.role,
     rate_limits: k.rateLimits,
     allowed_models: k.allowedModels,
+    allowed_tools: k.allowedTools,
     expires_at: k.expiresAt,
     metadata: k.metadata,
     last_used_at: k.lastUsedAt,
@@ -108,14 +121,18 @@ export function keyView(k: ApiKeyRecord) {
 
 interface ControlsBody {
   allowed_models?: string[] | null;
+  allowed_tools?: string[] | null;
   expires_at?: string | null;
   metadata?: Record<string, string> | null;
 }
 
 /** The controls a create or update body sets, as the store takes them (undefined = unchanged). */
-export function keyControlsInput(body: ControlsBody): Pick<ApiKeyPatch, 'allowedModels' | 'expiresAt' | 'metadata'> {
+export function keyControlsInput(
+  body: ControlsBody,
+): Pick<ApiKeyPatch, 'allowedModels' | 'allowedTools' | 'expiresAt' | 'metadata'> {
   return {
     allowedModels: body.allowed_models,
+    allowedTools: body.allowed_tools,
     expiresAt: body.expires_at === undefined || body.expires_at === null ? body.expires_at : isoOf(body.expires_at),
     metadata: body.metadata,
   };

@@ -1,5 +1,6 @@
 // Gateway API keys: create (plaintext returned once), list (never the plaintext), update (name, role,
-// rate limits, allowed models, expiry, metadata), revoke; rotation and /me live in api-key-rotation.ts.
+// rate limits, allowed models and MCP tools, expiry, metadata), revoke; rotation and /me live in
+// api-key-rotation.ts.
 // The store publishes each change; the principal mirror has it before the response is sent, so a
 // new limit applies to the key's next call.
 import { Type } from '@sinclair/typebox';
@@ -21,7 +22,7 @@ import {
   RoleSchema,
   rateLimitsInput,
 } from './api-key-schemas.ts';
-import { decodeCursor, toPage } from './cursor.ts';
+import { pageAfter } from './cursor.ts';
 import { defineOperation, type Operation } from './operation.ts';
 import { holderOf, newKeyRole, requireKeyProject, requireMayGrant } from './roles.ts';
 import { Nullable, PageQuery, pageOf } from './schemas.ts';
@@ -51,14 +52,16 @@ const listApiKeys = defineOperation({
   async handler({ svc, principal, query }) {
     const holder = holderOf(principal);
     if (query.project_id !== undefined) requireKeyProject(holder, query.project_id);
-    const limit = query.limit ?? 50;
-    const rows = await svc.stores.orgKeys.listKeys(principal.orgId, {
-      afterId: decodeCursor(query.cursor),
-      limit: limit + 1,
-      projectId: principal.projectId ?? query.project_id,
-      includeRevoked: query.include_revoked === true,
-    });
-    return toPage(rows, limit, keyView);
+    return pageAfter(
+      query,
+      (page) =>
+        svc.stores.orgKeys.listKeys(principal.orgId, {
+          ...page,
+          projectId: principal.projectId ?? query.project_id,
+          includeRevoked: query.include_revoked === true,
+        }),
+      keyView,
+    );
   },
 });
 
@@ -124,7 +127,7 @@ const updateApiKey = defineOperation({
   path: '/manage/v1/api-keys/{key_id}',
   tag: TAG,
   summary:
-    "Rename an API key or set its role, rate limits, allowed models, expiry or metadata (null removes one); applies to the key's next call",
+    "Rename an API key or set its role, rate limits, allowed models, allowed MCP tools, expiry or metadata (null removes one); applies to the key's next call",
   input: {
     params: KeyIdParams,
     body: Type.Object(

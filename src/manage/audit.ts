@@ -9,7 +9,7 @@ import type { Principal } from '../live/principals.ts';
 import type { AuditActor, AuditRow } from '../store/audit-log.ts';
 import type { Stores } from '../store/index.ts';
 import { isRecord } from '../util/json.ts';
-import { refuseConfigManaged } from './config-managed.ts';
+import { refuseConfigManaged, withManagedBy } from './config-managed.ts';
 import type { ErasedContext, Operation } from './operation.ts';
 import { requireOperationRole } from './roles.ts';
 import type { Services } from './services.ts';
@@ -201,7 +201,7 @@ export async function runOperation(
   // Every door (REST, MCP over HTTP or stdio) runs operations through here, so the role gate sits
   // here too; a refused call changed nothing, so it is not audited.
   requireOperationRole(op, ctx.principal);
-  if (op.method === 'GET') return op.handler(ctx);
+  if (op.method === 'GET') return withManagedBy(ctx.svc.db, ctx.principal.orgId, await op.handler(ctx));
   const target = targetFor(operations, op);
   const snapshots = !NO_SNAPSHOT_VERBS.has(target.verb);
   const params = isRecord(ctx.params) ? ctx.params : {};
@@ -235,7 +235,7 @@ export async function runOperation(
     // The write itself is committed: failing the call now would invite a retry that repeats it.
     svc.logger.error({ err, operation: op.name }, 'audit log append failed');
   }
-  return result;
+  return withManagedBy(svc.db, principal.orgId, result);
 }
 
 /** The CLI writes the store directly (no operation runs), so it records its own entries as `system`/`cli`. */

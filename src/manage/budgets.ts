@@ -14,8 +14,9 @@ import {
   isPerMemberScope,
 } from '../store/budgets.ts';
 import { newId } from '../util/ids.ts';
-import { notFound, requireProjectReach } from './access.ts';
-import { decodeCursor, toPage } from './cursor.ts';
+import { liveOr404, notFound, requireProjectReach } from './access.ts';
+import { ManagedBy } from './config-managed.ts';
+import { pageAfter } from './cursor.ts';
 import { defineOperation, type Operation } from './operation.ts';
 import { Nullable, PageQuery, pageOf, Timestamp } from './schemas.ts';
 import type { Services } from './services.ts';
@@ -98,6 +99,7 @@ const Status = Type.Object({
 const Budget = Type.Object({
   id: Type.String(),
   object: Type.Literal('budget'),
+  managed_by: ManagedBy,
   name: Type.String(),
   scope: ScopeSchema,
   period: Period,
@@ -174,6 +176,7 @@ function baseView(b: BudgetRecord) {
   return {
     id: b.id,
     object: 'budget' as const,
+    managed_by: null,
     name: b.name,
     scope: b.scope,
     period: b.period,
@@ -204,10 +207,17 @@ function projectOf(scope: BudgetScope): string | null {
   return scope.type === 'project' && scope.id !== undefined ? scope.id : null;
 }
 
+/** After a write: the budget's spend counted again, then its view. */
+async function rebuiltView(svc: Services, b: BudgetRecord) {
+  // Rows of calls just made may still be queued: written first, so the rebuilt spend counts them.
+  await svc.logs.flush();
+  await svc.limits.rebuild(b);
+  return budgetView(svc, b);
+}
+
 /** A live budget the caller may manage: a project-bound caller reaches its own project's budget only. */
 async function liveBudget(svc: Services, principal: Principal, id: string): Promise<BudgetRecord> {
-  const b = await svc.stores.budgets.get(principal.orgId, id);
-  if (!b || b.deletedAt !== null) throw notFound('budget', id);
+  const b = liveOr404(await svc.stores.budgets.get(principal.orgId, id), 'budget', id);
   requireProjectReach(principal, projectOf(b.scope), 'budgets');
   return b;
 }
@@ -222,13 +232,15 @@ const listBudgets = defineOperation({
   input: { query: Type.Object({ ...PageQuery }, { additionalProperties: false }) },
   output: pageOf(Budget),
   async handler({ svc, principal, query }) {
-    const limit = query.limit ?? 50;
-    const rows = await svc.stores.budgets.list(principal.orgId, {
-      afterId: decodeCursor(query.cursor),
-      limit: limit + 1,
-      ...(principal.projectId !== null ? { projectId: principal.projectId } : {}),
-    });
-    const page = toPage(rows, limit, (b) => b);
+    const page = await pageAfter(
+      query,
+      (p) =>
+        svc.stores.budgets.list(principal.orgId, {
+          ...p,
+          ...(principal.projectId !== null ? { projectId: principal.projectId } : {}),
+        }),
+      (b) => b,
+    );
     const data = await Promise.all(
       page.data.map(async (b) => ({
         ...baseView(b),
@@ -312,10 +324,7 @@ const createBudget = defineOperation({
       action: body.action ?? 'block',
       models: checkedModels(body.models ?? null),
     });
-    // Rows of calls just made may still be queued: written first, so the rebuilt spend counts them.
-    await svc.logs.flush();
-    await svc.limits.rebuild(b);
-    return budgetView(svc, b);
+    return rebuiltView(svc, b);
   },
 });
 
@@ -350,10 +359,7 @@ const updateBudget = defineOperation({
       models: body.models === undefined ? undefined : checkedModels(body.models),
     });
     if (!b) throw notFound('budget', params.budget_id);
-    // Rows of calls just made may still be queued: written first, so the rebuilt spend counts them.
-    await svc.logs.flush();
-    await svc.limits.rebuild(b);
-    return budgetView(svc, b);
+    return rebuiltView(svc, b);
   },
 });
 

@@ -4,7 +4,7 @@
 // from the fresh one: the measured false-hit rate an operator picks a threshold with.
 import { Type } from '@sinclair/typebox';
 import type { CacheLogStats } from '../store/request-logs.ts';
-import { notFound, requireOrgKey } from './access.ts';
+import { liveOr404, requireOrgKey } from './access.ts';
 import { isoParam } from './logs.ts';
 import { defineOperation, type Operation } from './operation.ts';
 import { Nullable, Timestamp } from './schemas.ts';
@@ -115,8 +115,7 @@ export function statsView(projectId: string, entries: number, s: CacheLogStats, 
 }
 
 async function projectOf(svc: Services, orgId: string, projectId: string): Promise<void> {
-  const p = await svc.stores.projects.get(orgId, projectId);
-  if (!p || p.deletedAt !== null) throw notFound('project', projectId);
+  liveOr404(await svc.stores.projects.get(orgId, projectId), 'project', projectId);
 }
 
 const getProjectCache = defineOperation({

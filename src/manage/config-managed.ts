@@ -1,10 +1,13 @@
 // Resources owned by a SWITCHYARD_CONFIG file (issue 36): the marker table and the refusal every
 // management write passes through, so the file stays the truth. The config-file code (above this
 // layer) writes the markers; runOperation reads them before any write.
+import { Type } from '@sinclair/typebox';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { AuditActor } from '../store/audit-log.ts';
 import type { Db } from '../store/db.ts';
+import { isRecord } from '../util/json.ts';
 import { nowIso } from '../util/time.ts';
+import { Nullable } from './schemas.ts';
 
 interface ConfigManagedTable {
   org_id: string;
@@ -84,4 +87,55 @@ export async function refuseConfigManaged(
   if (await isManaged(db, orgId, resourceType, resourceId)) {
     throw new GatewayError('managed_by_config', { vars: { what: resourceType, id: resourceId } });
   }
+}
+
+/** The view field of every kind the file can own: who owns the resource, when not the API. */
+export const ManagedBy = Nullable(
+  Type.Literal('config', { description: 'Declared in SWITCHYARD_CONFIG: API and dashboard writes answer 409' }),
+);
+
+/** View `object` names the file can own, which are also their marker's resource type. */
+const MANAGEABLE = new Set([
+  'provider',
+  'project',
+  'api_key',
+  'routing_config',
+  'budget',
+  'webhook_endpoint',
+  'guardrail',
+  'model_alias',
+  'model_price',
+]);
+
+function viewsIn(result: unknown): Record<string, unknown>[] {
+  if (!isRecord(result)) return [];
+  const list = Array.isArray(result.data) ? result.data.filter(isRecord) : [result];
+  return list.filter(
+    (v) => typeof v.id === 'string' && typeof v.object === 'string' && MANAGEABLE.has(v.object) && v.deleted !== true,
+  );
+}
+
+/**
+ * Sets `managed_by` on the views an operation answers with (one object, or a list's `data`), in one
+ * read, so every door (REST, MCP, the dashboard) shows the same owner without each view asking.
+ */
+export async function withManagedBy<T>(db: Db, orgId: string, result: T): Promise<T> {
+  const views = viewsIn(result);
+  if (views.length === 0) return result;
+  const rows = await tables(db)
+    .selectFrom('config_managed')
+    .select(['resource_type', 'resource_id'])
+    .where('org_id', '=', orgId)
+    .where('resource_type', 'in', [...new Set(views.map((v) => String(v.object)))])
+    .where('resource_id', 'in', [...new Set(views.map((v) => String(v.id)))])
+    .execute();
+  const owned = new Set(rows.map((r) => `${r.resource_type}\0${r.resource_id}`));
+  for (const v of views) v.managed_by = owned.has(`${String(v.object)}\0${String(v.id)}`) ? 'config' : null;
+  return result;
+}
+
+/** Sets the org's markers to exactly `list` (a rolled-back apply puts back the ones it found). */
+export async function replaceManaged(db: Db, orgId: string, list: readonly ManagedResource[]): Promise<void> {
+  await tables(db).deleteFrom('config_managed').where('org_id', '=', orgId).execute();
+  for (const r of list) await markManaged(db, orgId, r);
 }

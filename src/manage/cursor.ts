@@ -33,3 +33,22 @@ export function toPage<T extends { id: string }, O>(rows: T[], limit: number, ma
     has_more: hasMore,
   };
 }
+
+/** What a list operation's query says about paging. */
+export interface PageRequest {
+  cursor?: string;
+  limit?: number;
+}
+
+/**
+ * The page after the request's cursor: `fetch` gets the decoded cursor and one row more than the
+ * page holds, which tells whether another page exists.
+ */
+export async function pageAfter<T extends { id: string }, O>(
+  query: PageRequest,
+  fetch: (page: { afterId: string | undefined; limit: number }) => Promise<T[]>,
+  map: (row: T) => O,
+): Promise<Page<O>> {
+  const limit = query.limit ?? 50;
+  return toPage(await fetch({ afterId: decodeCursor(query.cursor), limit: limit + 1 }), limit, map);
+}

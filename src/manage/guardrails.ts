@@ -17,13 +17,15 @@ import {
   PII_ENTITIES,
   validateGuardrailPolicyInput,
 } from '../guardrails/policy.ts';
+import { regexSafetyProblems } from '../guardrails/redos.ts';
 import { policySecretAad, webhookUrlProblem } from '../guardrails/webhook-check.ts';
 import type { JsonValue } from '../ir/types.ts';
 import type { GuardrailPolicyRecord } from '../store/guardrails.ts';
 import { newId } from '../util/ids.ts';
 import { generateSigningSecret } from '../webhooks/signing.ts';
-import { notFound, requireOrgKey } from './access.ts';
-import { decodeCursor, toPage } from './cursor.ts';
+import { liveOr404, notFound, requireOrgKey } from './access.ts';
+import { ManagedBy } from './config-managed.ts';
+import { pageAfter } from './cursor.ts';
 import { defineOperation, type Operation } from './operation.ts';
 import { Nullable, PageQuery, pageOf, Timestamp } from './schemas.ts';
 import type { Services } from './services.ts';
@@ -94,6 +96,7 @@ const Mode = literals(GUARDRAIL_MODES, 'enforce: verdicts change calls; shadow: 
 const Guardrail = Type.Object({
   id: Type.String(),
   object: Type.Literal('guardrail'),
+  managed_by: ManagedBy,
   name: Type.String(),
   scope: Scope,
   mode: Mode,
@@ -114,6 +117,7 @@ function view(r: GuardrailPolicyRecord) {
   return {
     id: r.id,
     object: 'guardrail' as const,
+    managed_by: null,
     name: r.name,
     // Written through validation, so the stored shapes are the schema's.
     scope: r.scope as GuardrailScope,
@@ -133,6 +137,8 @@ function bad(param: string, message: string): never {
 async function checkedPolicy(svc: Services, orgId: string, input: GuardrailPolicyInput): Promise<GuardrailPolicyInput> {
   const [first] = validateGuardrailPolicyInput(input);
   if (first) bad(first.field, first.message);
+  const [risky] = await regexSafetyProblems(input);
+  if (risky) bad(risky.field, risky.message);
   input.checks.forEach((c, i) => {
     if (c.type !== 'webhook') return;
     const problem = webhookUrlProblem(c.url, { denyPrivate: svc.config.webhookDenyPrivate });
@@ -168,9 +174,7 @@ const listGuardrails = defineOperation({
   output: pageOf(Guardrail),
   async handler({ svc, principal, query }) {
     const orgId = requireOrgKey(principal);
-    const limit = query.limit ?? 50;
-    const rows = await svc.stores.guardrails.list(orgId, { afterId: decodeCursor(query.cursor), limit: limit + 1 });
-    return toPage(rows, limit, view);
+    return pageAfter(query, (page) => svc.stores.guardrails.list(orgId, page), view);
   },
 });
 
@@ -252,8 +256,11 @@ const updateGuardrail = defineOperation({
   output: Guardrail,
   async handler({ svc, principal, params, body }) {
     const orgId = requireOrgKey(principal);
-    const cur = await svc.stores.guardrails.get(orgId, params.guardrail_id);
-    if (!cur || cur.deletedAt !== null) throw notFound('guardrail', params.guardrail_id);
+    const cur = liveOr404(
+      await svc.stores.guardrails.get(orgId, params.guardrail_id),
+      'guardrail',
+      params.guardrail_id,
+    );
     const before = view(cur);
     const p = await checkedPolicy(svc, orgId, {
       name: body.name ?? before.name,

@@ -12,9 +12,17 @@ export function liveStateOf(svc: Pick<Services, 'credentials' | 'projects' | 'ro
     listsModels: (projectId) => svc.projects.cached(projectId)?.settings.list_models === true,
     health: svc.routing.health,
     modelAlias: (orgId, name) => svc.models.alias(orgId, name),
-    priceOverride: (orgId, vendor, model) => {
-      const o = svc.models.price(orgId, vendor, model);
-      return o ? overrideRates(vendor, model, o) : undefined;
-    },
+    priceOverride: priceOverrideOf(svc.models),
+  };
+}
+
+/**
+ * The one way a cost or an estimate learns an org's override: the stored rates as computeCost applies
+ * them (cache rates filled in). The pipeline, budgets, batches, media and log views all ask this.
+ */
+export function priceOverrideOf(models: Pick<Services['models'], 'price'>): LiveState['priceOverride'] {
+  return (orgId, vendor, model) => {
+    const o = models.price(orgId, vendor, model);
+    return o ? overrideRates(vendor, model, o) : undefined;
   };
 }

@@ -1,7 +1,7 @@
 // How request-log rows look over the management API: a summary per list entry, the full record
 // with bodies, trace, attempts and the cost breakdown for `get_log`.
 import { type Static, Type } from '@sinclair/typebox';
-import { computeCost } from '../providers/catalog/cost.ts';
+import { computeCost, type PriceLookup } from '../providers/catalog/cost.ts';
 import { canonicalVendor } from '../providers/registry.ts';
 import type { ApiKeyRecord } from '../store/org-keys.ts';
 import type { RequestLogRow } from '../store/request-logs.ts';
@@ -145,18 +145,27 @@ function attemptsOf(trace: unknown): Array<Static<typeof Attempt>> {
 
 const usd = (n: number): number => Math.round(n * 1e9) / 1e9;
 
-/** The served answer priced from the catalog; the rest of the stored total is other attempts. */
-function costBreakdown(r: RequestLogRow) {
+/**
+ * The served answer priced as calls are (the org's override, else the catalog); the rest of the
+ * stored total is other attempts. The override is today's: one changed since the call splits the
+ * stored total at the new rates (other attempts never go below 0).
+ */
+function costBreakdown(r: RequestLogRow, prices: PriceLookup | undefined) {
   const total = r.costUsd ?? 0;
   const vendor = r.provider ? canonicalVendor(r.provider) : undefined;
   const served =
     vendor && r.modelUsed
-      ? computeCost(vendor, r.modelUsed, {
-          input: r.inputTokens,
-          output: r.outputTokens,
-          cacheRead: r.cacheReadTokens,
-          cacheWrite: r.cacheCreationTokens,
-        })
+      ? computeCost(
+          vendor,
+          r.modelUsed,
+          {
+            input: r.inputTokens,
+            output: r.outputTokens,
+            cacheRead: r.cacheReadTokens,
+            cacheWrite: r.cacheCreationTokens,
+          },
+          { price: prices?.(r.orgId, vendor, r.modelUsed) },
+        )
       : undefined;
   const b = served?.known ? served.breakdown : { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
   const servedTotal = b.input + b.output + b.cacheRead + b.cacheWrite;
@@ -175,6 +184,7 @@ export function logRecord(
   r: RequestLogRow,
   key?: ApiKeyRecord,
   traceUrlTemplate: string | null = null,
+  prices?: PriceLookup,
 ): Static<typeof LogRecord> {
   const otel = r.otelTraceId ?? null;
   return {
@@ -192,6 +202,6 @@ export function logRecord(
     response: body(r.responseBody),
     decision_trace: r.decisionTrace ?? null,
     attempts: attemptsOf(r.decisionTrace),
-    cost: costBreakdown(r),
+    cost: costBreakdown(r, prices),
   };
 }

@@ -3,6 +3,7 @@
 // project's rows only; anything else is a 404, as if the row did not exist.
 import { type Static, Type } from '@sinclair/typebox';
 import { GatewayError } from '../errors/gateway-error.ts';
+import { GUARDRAIL_LOG_ACTIONS } from '../guardrails/log-action.ts';
 import type { Principal } from '../live/principals.ts';
 import type { LogFilters, RequestLogRow } from '../store/request-logs.ts';
 import { notFound } from './access.ts';
@@ -35,6 +36,15 @@ export const LogFilterQuery = {
   mcp_server: Type.Optional(Type.String({ maxLength: 100, description: 'MCP tool calls to the server of this name' })),
   tool: Type.Optional(
     Type.String({ maxLength: 200, description: 'MCP tool calls of this tool (its own or <server>__<tool> name)' }),
+  ),
+  guardrail_action: Type.Optional(
+    Type.Union(
+      GUARDRAIL_LOG_ACTIONS.map((a) => Type.Literal(a)),
+      {
+        description:
+          'Calls whose strongest guardrail verdict was this action (block > mask > flag); shadow_* when only shadow policies had one',
+      },
+    ),
   ),
 };
 const FilterQuery = Type.Object(LogFilterQuery);
@@ -95,6 +105,7 @@ export function logFilters(principal: Principal, q: LogFilterInput): LogFilters 
     requestType: q.request_type,
     mcpServer: q.mcp_server,
     tool: q.tool,
+    guardrailAction: q.guardrail_action,
   };
 }
 
@@ -142,7 +153,7 @@ const getLog = defineOperation({
   async handler({ svc, principal, params }) {
     const row = await readableLog(svc, principal, params.request_id);
     const key = row.apiKeyId === null ? undefined : await svc.stores.orgKeys.getKey(principal.orgId, row.apiKeyId);
-    return logRecord(row, key, svc.config.traceUrlTemplate);
+    return logRecord(row, key, svc.config.traceUrlTemplate, svc.pipeline.live.priceOverride);
   },
 });
 

@@ -1,5 +1,5 @@
 // Registered MCP tool servers (issue 37): list, get, create, update, delete, what a server offers now,
-// and the tool patterns of an API key. Header and env values are write-only: sealed with the master
+// and the older way to set an API key's tool patterns (create and PATCH of the key take them too). Header and env values are write-only: sealed with the master
 // key, never shown; their names are. URLs pass the same address policy as webhook endpoints, and a
 // stdio command must be on SWITCHYARD_MCP_STDIO_COMMANDS.
 import { Type } from '@sinclair/typebox';
@@ -11,9 +11,9 @@ import type { McpServerRecord, McpTransport } from '../store/mcp-servers.ts';
 import { checkEndpointUrl } from '../util/address-policy.ts';
 import { newId } from '../util/ids.ts';
 import { notFound, requireOrgKey } from './access.ts';
-import { decodeCursor, toPage } from './cursor.ts';
+import { AllowedTools, KeyIdParams, manageableKey } from './api-key-schemas.ts';
+import { pageAfter } from './cursor.ts';
 import { defineOperation, type Operation } from './operation.ts';
-import { holderOf, requireMayManageKey } from './roles.ts';
 import { Nullable, PageQuery, pageOf, Timestamp } from './schemas.ts';
 import type { Services } from './services.ts';
 
@@ -129,12 +129,8 @@ const listServers = defineOperation({
   input: { query: Type.Object({ ...PageQuery }, { additionalProperties: false }) },
   output: pageOf(McpServer),
   async handler({ svc, principal, query }) {
-    const limit = query.limit ?? 50;
-    const rows = await svc.stores.mcpServers.list(requireOrgKey(principal), {
-      afterId: decodeCursor(query.cursor),
-      limit: limit + 1,
-    });
-    return toPage(rows, limit, view);
+    const orgId = requireOrgKey(principal);
+    return pageAfter(query, (page) => svc.stores.mcpServers.list(orgId, page), view);
   },
 });
 
@@ -326,19 +322,21 @@ const setKeyTools = defineOperation({
   role: 'developer',
   path: '/manage/v1/api-keys/{key_id}/allowed-tools',
   tag: TAG,
-  summary: 'Set the glob patterns over <server>__<tool> a key may see and call through /mcp/v1 (null: every tool)',
+  summary:
+    'Set the glob patterns over <server>__<tool> a key may see and call through /mcp/v1 (null: every tool); an alias of PATCH /manage/v1/api-keys/{key_id} with allowed_tools',
   input: {
-    params: Type.Object({ key_id: Type.String({ minLength: 1, maxLength: 100 }) }),
-    body: Type.Object({ allowed_tools: Nullable(Patterns) }, { additionalProperties: false }),
+    params: KeyIdParams,
+    body: Type.Object({ allowed_tools: Nullable(AllowedTools) }, { additionalProperties: false }),
   },
   output: Type.Object({ key_id: Type.String(), allowed_tools: Nullable(Type.Array(Type.String())) }),
   async handler({ svc, principal, params, body }) {
-    const key = await svc.stores.orgKeys.getKey(principal.orgId, params.key_id);
-    if (!key || key.revokedAt !== null) throw notFound('API key', params.key_id);
     // As for any other change to a key: at least its role, and its project for a project caller.
-    requireMayManageKey(holderOf(principal), key);
-    await svc.stores.mcpServers.setKeyAllowedTools(principal.orgId, key.id, body.allowed_tools);
-    return { key_id: params.key_id, allowed_tools: body.allowed_tools };
+    await manageableKey(svc, principal, params.key_id);
+    const key = await svc.stores.orgKeys.updateKey(principal.orgId, params.key_id, {
+      allowedTools: body.allowed_tools,
+    });
+    if (!key) throw notFound('API key', params.key_id);
+    return { key_id: key.id, allowed_tools: key.allowedTools };
   },
 });
 

@@ -3,6 +3,7 @@
 // through. Values are judged here, once; the store keeps what passed.
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { JsonObject, JsonValue } from '../ir/types.ts';
+import { billedPerUnit } from '../providers/catalog/media.ts';
 import { asPriceOverride, type PriceOverride, priceKey } from '../providers/catalog/price-override.ts';
 import { parseModelRef, resolveDirectModel } from '../providers/registry.ts';
 import type { Stores } from '../store/index.ts';
@@ -60,6 +61,8 @@ export function checkAliasTarget(model: string, param = 'model'): string {
 export function checkPricedModel(model: string, param = 'model'): string {
   const r = resolveDirectModel(model);
   if (!r) throw invalid(param, `'${model}' is not a model the gateway can route; use "<vendor>/<model>"`);
+  if (billedPerUnit(r.vendor, r.model))
+    throw invalid(param, `'${model}' is billed per image, character or minute; a price override is per 1M tokens`);
   return priceKey(r.vendor, r.model);
 }
 
@@ -95,9 +98,14 @@ export function setModelPrice(svc: Stored, orgId: string, model: string, price: 
   return svc.stores.modelSettings.set(orgId, 'price', checkPricedModel(model), priceJson(checkPrice(price)));
 }
 
-export function deleteModelPrice(svc: Stored, orgId: string, model: string): Promise<ModelSettingRecord | undefined> {
+/** The key a stored price is found by, for any spelling of its model (no checks: deletes and look-ups). */
+export function storedPriceKey(model: string): string {
   const r = resolveDirectModel(model);
-  return svc.stores.modelSettings.remove(orgId, 'price', r ? priceKey(r.vendor, r.model) : model);
+  return r ? priceKey(r.vendor, r.model) : model;
+}
+
+export function deleteModelPrice(svc: Stored, orgId: string, model: string): Promise<ModelSettingRecord | undefined> {
+  return svc.stores.modelSettings.remove(orgId, 'price', storedPriceKey(model));
 }
 
 function priceJson(o: PriceOverride): JsonObject {

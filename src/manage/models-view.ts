@@ -97,7 +97,7 @@ function modelStrings(v: unknown, into: Set<string>): void {
 export async function orgModelContext(svc: Services, principal: Principal): Promise<OrgModelContext> {
   const { orgId, projectId } = principal;
   const [providers, configs, settings] = await Promise.all([
-    svc.stores.providers.list(orgId),
+    svc.stores.credentials.list(orgId),
     svc.stores.routingConfigs.listAllLive(orgId),
     svc.stores.modelSettings.list(orgId),
   ]);

@@ -1,10 +1,20 @@
 // The model catalog (issue 36 items 5 and 7): what an organization can call and what it costs, and
 // the org's model aliases and price overrides. The writes go through models-settings.ts, which the
 // config file's `models:` section uses too.
-import { Type } from '@sinclair/typebox';
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { VENDORS } from '../providers/types.ts';
+import type { ModelSettingKind, ModelSettingRecord } from '../store/model-settings.ts';
 import { notFound, requireOrgKey } from './access.ts';
-import { checkAliasName, deleteModelAlias, deleteModelPrice, setModelAlias, setModelPrice } from './models-settings.ts';
+import { ManagedBy, refuseConfigManaged } from './config-managed.ts';
+import {
+  checkAliasName,
+  checkPricedModel,
+  deleteModelAlias,
+  deleteModelPrice,
+  setModelAlias,
+  setModelPrice,
+  storedPriceKey,
+} from './models-settings.ts';
 import {
   CAPABILITIES,
   type Capability,
@@ -107,6 +117,7 @@ const getModel = defineOperation({
 const AliasObject = Type.Object({
   id: Type.String({ description: 'The alias name' }),
   object: Type.Literal('model_alias'),
+  managed_by: ManagedBy,
   name: Type.String(),
   model: Type.String({ description: '`@slug` or `vendor/model`' }),
   created_at: Type.String(),
@@ -116,6 +127,7 @@ const AliasObject = Type.Object({
 const PriceObject = Type.Object({
   id: Type.String({ description: 'The priced model, `vendor/<catalog id>`' }),
   object: Type.Literal('model_price'),
+  managed_by: ManagedBy,
   model: Type.String(),
   input: Type.Number(),
   output: Type.Number(),
@@ -129,6 +141,7 @@ function aliasView(r: { name: string; value: unknown; createdAt: string; updated
   return {
     id: r.name,
     object: 'model_alias' as const,
+    managed_by: null,
     name: r.name,
     model: String(r.value),
     created_at: r.createdAt,
@@ -142,6 +155,7 @@ function priceView(r: { name: string; value: unknown; createdAt: string; updated
   return {
     id: r.name,
     object: 'model_price' as const,
+    managed_by: null,
     model: r.name,
     input: num('input') ?? 0,
     output: num('output') ?? 0,
@@ -152,20 +166,33 @@ function priceView(r: { name: string; value: unknown; createdAt: string; updated
   };
 }
 
-const listModelAliases = defineOperation({
-  name: 'list_model_aliases',
-  method: 'GET',
-  role: 'viewer',
-  path: '/manage/v1/model-aliases',
-  tag: TAG,
-  summary: "List the organization's model aliases",
-  input: {},
-  output: Type.Object({ object: Type.Literal('list'), data: Type.Array(AliasObject) }),
-  async handler({ svc, principal }) {
-    const rows = await svc.stores.modelSettings.list(principal.orgId);
-    return { object: 'list' as const, data: rows.filter((r) => r.kind === 'alias').map(aliasView) };
-  },
-});
+/** Aliases and prices live in one store; each list operation shows one kind of its rows. */
+function listSettings<T extends TSchema>(
+  op: { name: string; path: string; summary: string },
+  kind: ModelSettingKind,
+  item: T,
+  view: (r: ModelSettingRecord) => Static<T>,
+): Operation {
+  return defineOperation({
+    ...op,
+    method: 'GET',
+    role: 'viewer',
+    tag: TAG,
+    input: {},
+    output: Type.Object({ object: Type.Literal('list'), data: Type.Array(item) }),
+    async handler({ svc, principal }) {
+      const rows = await svc.stores.modelSettings.list(principal.orgId);
+      return { object: 'list' as const, data: rows.filter((r) => r.kind === kind).map(view) };
+    },
+  });
+}
+
+const listModelAliases = listSettings(
+  { name: 'list_model_aliases', path: '/manage/v1/model-aliases', summary: "List the organization's model aliases" },
+  'alias',
+  AliasObject,
+  aliasView,
+);
 
 const setAlias = defineOperation({
   name: 'set_model_alias',
@@ -185,7 +212,9 @@ const setAlias = defineOperation({
   },
   output: AliasObject,
   async handler({ svc, principal, body }) {
-    const { record } = await setModelAlias(svc, requireOrgKey(principal), body.name, body.model);
+    const orgId = requireOrgKey(principal);
+    await refuseConfigManaged(svc.db, orgId, 'set_model_alias', 'model_alias', body.name, undefined);
+    const { record } = await setModelAlias(svc, orgId, body.name, body.model);
     return aliasView(record);
   },
 });
@@ -200,26 +229,20 @@ const deleteAlias = defineOperation({
   input: { params: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) }) },
   output: DeletedResult,
   async handler({ svc, principal, params }) {
-    const gone = await deleteModelAlias(svc, requireOrgKey(principal), checkAliasName(params.name));
+    const orgId = requireOrgKey(principal);
+    await refuseConfigManaged(svc.db, orgId, 'delete_model_alias', 'model_alias', params.name, undefined);
+    const gone = await deleteModelAlias(svc, orgId, checkAliasName(params.name));
     if (!gone) throw notFound('model alias', params.name);
     return { id: params.name, object: 'model_alias', deleted: true };
   },
 });
 
-const listModelPrices = defineOperation({
-  name: 'list_model_prices',
-  method: 'GET',
-  role: 'viewer',
-  path: '/manage/v1/model-prices',
-  tag: TAG,
-  summary: "List the organization's price overrides",
-  input: {},
-  output: Type.Object({ object: Type.Literal('list'), data: Type.Array(PriceObject) }),
-  async handler({ svc, principal }) {
-    const rows = await svc.stores.modelSettings.list(principal.orgId);
-    return { object: 'list' as const, data: rows.filter((r) => r.kind === 'price').map(priceView) };
-  },
-});
+const listModelPrices = listSettings(
+  { name: 'list_model_prices', path: '/manage/v1/model-prices', summary: "List the organization's price overrides" },
+  'price',
+  PriceObject,
+  priceView,
+);
 
 const PerMillion = (what: string) =>
   Type.Number({ minimum: 0, maximum: 100_000, description: `${what}, USD per 1M tokens` });
@@ -246,7 +269,9 @@ const setPrice = defineOperation({
   output: PriceObject,
   async handler({ svc, principal, body }) {
     const { model, ...price } = body;
-    const { record } = await setModelPrice(svc, requireOrgKey(principal), model, price);
+    const orgId = requireOrgKey(principal);
+    await refuseConfigManaged(svc.db, orgId, 'set_model_price', 'model_price', checkPricedModel(model), undefined);
+    const { record } = await setModelPrice(svc, orgId, model, price);
     return priceView(record);
   },
 });
@@ -261,7 +286,10 @@ const deletePrice = defineOperation({
   input: { params: Type.Object({ model: Type.String({ minLength: 1, maxLength: 300 }) }) },
   output: DeletedResult,
   async handler({ svc, principal, params }) {
-    const gone = await deleteModelPrice(svc, requireOrgKey(principal), params.model);
+    const orgId = requireOrgKey(principal);
+    const key = storedPriceKey(params.model);
+    await refuseConfigManaged(svc.db, orgId, 'delete_model_price', 'model_price', key, undefined);
+    const gone = await deleteModelPrice(svc, orgId, params.model);
     if (!gone) throw notFound('model price', params.model);
     return { id: gone.name, object: 'model_price', deleted: true };
   },

@@ -24,7 +24,8 @@ export interface OperationContext<I extends OperationInput> {
   body: StaticOr<I['body'], Record<string, never>>;
 }
 
-export interface OperationSpec<I extends OperationInput, O extends TSchema> {
+/** What an operation is called and where it is served: the same in its spec and its erased form. */
+interface OperationIdentity {
   /** Tool name from SPEC (also the OpenAPI operationId). */
   name: string;
   method: HttpMethod;
@@ -39,6 +40,9 @@ export interface OperationSpec<I extends OperationInput, O extends TSchema> {
   tag: string;
   summary: string;
   description?: string;
+}
+
+export interface OperationSpec<I extends OperationInput, O extends TSchema> extends OperationIdentity {
   /** HTTP status of a success (default 200). */
   status?: number;
   /** Error statuses specific to this operation, beyond the common 400/401/403/404. */
@@ -49,14 +53,7 @@ export interface OperationSpec<I extends OperationInput, O extends TSchema> {
 }
 
 /** The type-erased form the generators iterate over. */
-export interface Operation {
-  name: string;
-  method: HttpMethod;
-  role: RequiredRole;
-  path: string;
-  tag: string;
-  summary: string;
-  description?: string;
+export interface Operation extends OperationIdentity {
   status: number;
   errors: number[];
   input: OperationInput;

@@ -9,9 +9,10 @@ import { isUniqueViolation } from '../store/index.ts';
 import { DEFAULT_PROJECT_SETTINGS, type ProjectRecord, withDefaultSettings } from '../store/projects.ts';
 import { newId } from '../util/ids.ts';
 import { isRecord } from '../util/json.ts';
-import { notFound, requireOrgKey } from './access.ts';
+import { liveOr404, notFound, requireOrgKey } from './access.ts';
 import { RateLimitsSchema } from './api-key-schemas.ts';
-import { decodeCursor, toPage } from './cursor.ts';
+import { ManagedBy } from './config-managed.ts';
+import { pageAfter } from './cursor.ts';
 import { defineOperation, type Operation } from './operation.ts';
 import { Nullable, PageQuery, pageOf, Timestamp } from './schemas.ts';
 import { firstFreeSlug, slugify } from './slug.ts';
@@ -100,6 +101,7 @@ function storedSettings(settings: Record<string, unknown>): Record<string, unkno
 export const Project = Type.Object({
   id: Type.String(),
   object: Type.Literal('project'),
+  managed_by: ManagedBy,
   name: Type.String(),
   slug: Type.String(),
   description: Nullable(Type.String()),
@@ -132,6 +134,7 @@ export function projectView(p: ProjectRecord) {
   return {
     id: p.id,
     object: 'project' as const,
+    managed_by: null,
     name: p.name,
     slug: p.slug,
     description: p.description,
@@ -160,13 +163,11 @@ const listProjects = defineOperation({
   output: pageOf(Project),
   async handler({ svc, principal, query }) {
     const orgId = requireOrgKey(principal);
-    const limit = query.limit ?? 50;
-    const rows = await svc.stores.projects.list(orgId, {
-      afterId: decodeCursor(query.cursor),
-      limit: limit + 1,
-      includeDeleted: query.include_deleted === true,
-    });
-    return toPage(rows, limit, projectView);
+    return pageAfter(
+      query,
+      (page) => svc.stores.projects.list(orgId, { ...page, includeDeleted: query.include_deleted === true }),
+      projectView,
+    );
   },
 });
 
@@ -251,8 +252,7 @@ const updateProject = defineOperation({
   output: Project,
   async handler({ svc, principal, params, body }) {
     const orgId = requireOrgKey(principal);
-    const current = await svc.stores.projects.get(orgId, params.project_id);
-    if (!current || current.deletedAt !== null) throw notFound('project', params.project_id);
+    const current = liveOr404(await svc.stores.projects.get(orgId, params.project_id), 'project', params.project_id);
     if (body.settings) checkedCache(body.settings, current.settings[CACHE_SETTINGS_KEY]);
     const p = await svc.stores.projects.update(orgId, params.project_id, {
       name: body.name,
@@ -275,8 +275,7 @@ const deleteProject = defineOperation({
   output: Project,
   async handler({ svc, principal, params }) {
     const orgId = requireOrgKey(principal);
-    const current = await svc.stores.projects.get(orgId, params.project_id);
-    if (!current || current.deletedAt !== null) throw notFound('project', params.project_id);
+    liveOr404(await svc.stores.projects.get(orgId, params.project_id), 'project', params.project_id);
     // Keys first: once the project is gone no request may still authenticate with one of its keys.
     await svc.stores.orgKeys.revokeProjectKeys(orgId, params.project_id);
     const p = await svc.stores.projects.softDelete(orgId, params.project_id);

@@ -2,11 +2,15 @@
 // config names candidates either by credential id (checked separately) or by vendor, and the
 // latter resolve to any active credential of that vendor in the organization.
 import { compileStrategy, strategyName } from '../routing/normalize.ts';
-import type { ProviderRecord } from '../store/providers.ts';
+import type { CredentialRecord } from '../store/credentials.ts';
 import type { Services } from './services.ts';
 
-export async function configsLeftWithoutVendor(svc: Services, orgId: string, cred: ProviderRecord): Promise<string[]> {
-  const others = (await svc.stores.providers.list(orgId)).filter(
+export async function configsLeftWithoutVendor(
+  svc: Services,
+  orgId: string,
+  cred: CredentialRecord,
+): Promise<string[]> {
+  const others = (await svc.stores.credentials.list(orgId)).filter(
     (p) => p.id !== cred.id && p.vendorId === cred.vendorId && p.status === 'active',
   );
   if (others.length > 0) return [];

@@ -4,11 +4,12 @@ import { Type } from '@sinclair/typebox';
 import { credentialAad } from '../crypto/credential-aad.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { ACCEPTED_VENDOR_NAMES, canonicalVendor } from '../providers/registry.ts';
-import type { ProviderRecord } from '../store/providers.ts';
+import type { CredentialRecord } from '../store/credentials.ts';
 import { newId } from '../util/ids.ts';
 import { isoMinus, nowIso } from '../util/time.ts';
-import { notFound, requireOrgKey } from './access.ts';
-import { decodeCursor, toPage } from './cursor.ts';
+import { liveOr404, notFound, requireOrgKey } from './access.ts';
+import { ManagedBy } from './config-managed.ts';
+import { pageAfter } from './cursor.ts';
 import { defineOperation, type Operation } from './operation.ts';
 import { healthSummary, WINDOWS, windowStats } from './provider-health.ts';
 import { configsLeftWithoutVendor } from './provider-needs.ts';
@@ -52,6 +53,7 @@ const Weight = Type.Integer({
 const Provider = Type.Object({
   id: Type.String(),
   object: Type.Literal('provider'),
+  managed_by: ManagedBy,
   vendor: Type.String(),
   name: Type.String(),
   base_url: Nullable(Type.String()),
@@ -73,7 +75,7 @@ const HealthWindow = Type.Object({
 
 const HOUR_MS = 60 * 60_000;
 
-async function providerViews(svc: Services, rows: ProviderRecord[]) {
+async function providerViews(svc: Services, rows: CredentialRecord[]) {
   const now = Date.now();
   const samples = await svc.stores.logs.latencySamples(
     rows.map((r) => r.id),
@@ -82,6 +84,7 @@ async function providerViews(svc: Services, rows: ProviderRecord[]) {
   return rows.map((p) => ({
     id: p.id,
     object: 'provider' as const,
+    managed_by: null,
     vendor: p.vendor,
     name: p.name,
     base_url: p.baseUrl,
@@ -105,15 +108,14 @@ function cooldownUntil(svc: Services, id: string, now: number): string | null {
   return until > now ? new Date(until).toISOString() : null;
 }
 
-async function providerView(svc: Services, row: ProviderRecord) {
+async function providerView(svc: Services, row: CredentialRecord) {
   const [view] = await providerViews(svc, [row]);
   if (!view) throw new Error('unreachable');
   return view;
 }
 
-async function activeProvider(svc: Services, orgId: string, id: string): Promise<ProviderRecord> {
-  const p = await svc.stores.providers.get(orgId, id);
-  if (!p || p.deletedAt !== null) throw notFound('provider', id);
+async function activeCredential(svc: Services, orgId: string, id: string): Promise<CredentialRecord> {
+  const p = liveOr404(await svc.stores.credentials.get(orgId, id), 'provider', id);
   return p;
 }
 
@@ -137,9 +139,11 @@ const listProviders = defineOperation({
   output: pageOf(Provider),
   async handler({ svc, principal, query }) {
     const orgId = requireOrgKey(principal);
-    const limit = query.limit ?? 50;
-    const rows = await svc.stores.providers.list(orgId, { afterId: decodeCursor(query.cursor), limit: limit + 1 });
-    const page = toPage(rows, limit, (r) => r);
+    const page = await pageAfter(
+      query,
+      (p) => svc.stores.credentials.list(orgId, p),
+      (r) => r,
+    );
     return { ...page, data: await providerViews(svc, page.data) };
   },
 });
@@ -155,7 +159,7 @@ const getProvider = defineOperation({
   output: Provider,
   async handler({ svc, principal, params }) {
     const orgId = requireOrgKey(principal);
-    return providerView(svc, await activeProvider(svc, orgId, params.provider_id));
+    return providerView(svc, await activeCredential(svc, orgId, params.provider_id));
   },
 });
 
@@ -233,7 +237,7 @@ const addProvider = defineOperation({
       verifiedAt = nowIso();
     }
     const id = newId('prov');
-    const row = await svc.stores.providers.create({
+    const row = await svc.stores.credentials.create({
       id,
       orgId,
       vendor: body.vendor,
@@ -271,7 +275,7 @@ const updateProvider = defineOperation({
   output: Provider,
   async handler({ svc, principal, params, body }) {
     const orgId = requireOrgKey(principal);
-    const current = await activeProvider(svc, orgId, params.provider_id);
+    const current = await activeCredential(svc, orgId, params.provider_id);
     const vendorId = canonicalVendor(current.vendorId);
     if (!vendorId) throw new Error(`stored provider has an unknown vendor: ${current.vendorId}`);
     const baseUrl =
@@ -287,7 +291,7 @@ const updateProvider = defineOperation({
       keyCiphertext = svc.secrets.encrypt(body.api_key, credentialAad(orgId, current.id));
       verifiedAt = nowIso();
     }
-    const row = await svc.stores.providers.update(orgId, current.id, {
+    const row = await svc.stores.credentials.update(orgId, current.id, {
       name: body.name,
       baseUrl: body.base_url !== undefined ? baseUrl : undefined,
       keyCiphertext,
@@ -315,8 +319,8 @@ const deleteProvider = defineOperation({
   output: Type.Object({ id: Type.String(), object: Type.Literal('provider'), deleted: Type.Boolean() }),
   async handler({ svc, principal, params, query }) {
     const orgId = requireOrgKey(principal);
-    const current = await activeProvider(svc, orgId, params.provider_id);
-    const refs = await svc.stores.providers.referencedByConfigs(orgId, current.id);
+    const current = await activeCredential(svc, orgId, params.provider_id);
+    const refs = await svc.stores.credentials.referencedByConfigs(orgId, current.id);
     if (refs.length > 0) {
       throw new GatewayError('provider_in_use', {
         message: `Provider is still referenced by routing config(s): ${refs.join(', ')}`,
@@ -327,7 +331,7 @@ const deleteProvider = defineOperation({
       if (needing.length > 0)
         throw new GatewayError('provider_needed', { vars: { vendor: current.vendorId, configs: needing.join(', ') } });
     }
-    await svc.stores.providers.softDelete(orgId, current.id);
+    await svc.stores.credentials.softDelete(orgId, current.id);
     return { id: current.id, object: 'provider' as const, deleted: true };
   },
 });
@@ -343,7 +347,7 @@ const getProviderHealth = defineOperation({
   output: Type.Object({ provider_id: Type.String(), windows: Type.Array(HealthWindow) }),
   async handler({ svc, principal, params }) {
     const orgId = requireOrgKey(principal);
-    const p = await activeProvider(svc, orgId, params.provider_id);
+    const p = await activeCredential(svc, orgId, params.provider_id);
     const now = Date.now();
     const longest = WINDOWS[WINDOWS.length - 1]?.ms ?? 0;
     const samples = await svc.stores.logs.latencySamples([p.id], isoMinus(longest, now));

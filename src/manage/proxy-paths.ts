@@ -116,24 +116,30 @@ export const PROXY_PATHS: readonly ProxyPathDoc[] = [
   ...media(),
 ];
 
-function responses(): ProxyPathDoc[] {
-  const base = '/alpha/v1/responses';
-  const row = (
-    route: ProxyRouteNames['responses'],
+/** A row builder of one group: paths under `prefix`, the alpha family and no JSON body unless said. */
+function rowOf<G extends ProxyGroup>(group: G, prefix: string) {
+  return (
+    route: ProxyRouteNames[G],
     method: PathDoc['method'],
     path: string,
     summary: string,
     extra: Partial<PathDoc> = {},
-  ): ProxyPathDoc => ({
-    group: 'responses',
-    route,
-    method,
-    path: `${base}${path}`,
-    family: 'alpha',
-    summary,
-    jsonBody: false,
-    ...extra,
-  });
+  ): ProxyPathDoc =>
+    // The mapped union cannot be narrowed by a generic group; `route` is typed by the same G.
+    ({
+      group,
+      route,
+      method,
+      path: `${prefix}${path}`,
+      family: 'alpha',
+      summary,
+      jsonBody: false,
+      ...extra,
+    }) as ProxyPathDoc;
+}
+
+function responses(): ProxyPathDoc[] {
+  const row = rowOf('responses', '/alpha/v1/responses');
   return [
     row(
       'create',
@@ -152,61 +158,43 @@ function responses(): ProxyPathDoc[] {
 }
 
 function media(): ProxyPathDoc[] {
-  const row = (route: ProxyRouteNames['media'], path: string, summary: string, jsonBody: boolean): ProxyPathDoc => ({
-    group: 'media',
-    route,
-    method: 'POST',
-    path,
-    family: 'alpha',
-    summary,
-    jsonBody,
-  });
+  const row = rowOf('media', '/alpha/v1');
+  const multipart = { jsonBody: false };
+  const json = { jsonBody: true };
   return [
-    {
-      ...row(
-        'images',
-        '/alpha/v1/images/generations',
-        'Generate images (openai, azure-openai, together, fireworks); free-form body, model defaults to dall-e-2',
-        true,
-      ),
-      modelFree: true,
-    },
+    row(
+      'images',
+      'POST',
+      '/images/generations',
+      'Generate images (openai, azure-openai, together, fireworks); free-form body, model defaults to dall-e-2',
+      { ...json, modelFree: true },
+    ),
     row(
       'speech',
-      '/alpha/v1/audio/speech',
+      'POST',
+      '/audio/speech',
       'Text to speech: the audio bytes, streamed with the upstream content type (audio/mpeg, audio/opus...)',
-      true,
+      json,
     ),
     row(
       'transcriptions',
-      '/alpha/v1/audio/transcriptions',
+      'POST',
+      '/audio/transcriptions',
       'Transcribe audio (multipart/form-data: file, model, other fields passed on)',
-      false,
+      multipart,
     ),
     row(
       'translations',
-      '/alpha/v1/audio/translations',
+      'POST',
+      '/audio/translations',
       'Translate audio into English (multipart/form-data: file, model, other fields passed on)',
-      false,
+      multipart,
     ),
   ];
 }
 
 function files(): ProxyPathDoc[] {
-  const row = (
-    route: ProxyRouteNames['files'],
-    method: PathDoc['method'],
-    path: string,
-    summary: string,
-  ): ProxyPathDoc => ({
-    group: 'files',
-    route,
-    method,
-    path: `/alpha/v1/files${path}`,
-    family: 'alpha',
-    summary,
-    jsonBody: false,
-  });
+  const row = rowOf('files', '/alpha/v1/files');
   return [
     row(
       'upload',
@@ -224,22 +212,9 @@ function files(): ProxyPathDoc[] {
 function batches(): ProxyPathDoc[] {
   const alpha = '/alpha/v1/batches';
   const beta = '/beta/v1/messages/batches';
-  const row = (
-    route: ProxyRouteNames['batches'],
-    method: PathDoc['method'],
-    path: string,
-    summary: string,
-    extra: Partial<PathDoc> = {},
-  ): ProxyPathDoc => ({
-    group: 'batches',
-    route,
-    method,
-    path,
-    family: path.startsWith('/beta/') ? 'beta' : 'alpha',
-    summary,
-    jsonBody: false,
-    ...extra,
-  });
+  const rowOfFamily = rowOf('batches', '');
+  const row = (...[route, method, path, summary, extra]: Parameters<typeof rowOfFamily>): ProxyPathDoc =>
+    rowOfFamily(route, method, path, summary, { family: path.startsWith('/beta/') ? 'beta' : 'alpha', ...extra });
   const creates = { jsonBody: true, modelFree: true };
   return [
     row('alpha_create', 'POST', alpha, 'Create a batch from an input file', creates),

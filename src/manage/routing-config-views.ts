@@ -3,15 +3,15 @@
 import { Type } from '@sinclair/typebox';
 import type { Principal } from '../live/principals.ts';
 import type { RoutingConfigRecord, RoutingConfigVersionRecord } from '../store/routing-configs.ts';
-import { notFound, requireProjectReach } from './access.ts';
+import { liveOr404, requireProjectReach } from './access.ts';
+import { ManagedBy } from './config-managed.ts';
 import { Nullable, Timestamp } from './schemas.ts';
 import type { Services } from './services.ts';
 
 export const ConfigIdParams = Type.Object({ config_id: Type.String({ minLength: 1, maxLength: 100 }) });
 
 export async function liveConfig(svc: Services, orgId: string, id: string): Promise<RoutingConfigRecord> {
-  const c = await svc.stores.routingConfigs.get(orgId, id);
-  if (!c || c.deletedAt !== null) throw notFound('routing config', id);
+  const c = liveOr404(await svc.stores.routingConfigs.get(orgId, id), 'routing config', id);
   return c;
 }
 
@@ -30,6 +30,7 @@ const ConfigObject = Type.Object(
 export const RoutingConfig = Type.Object({
   id: Type.String(),
   object: Type.Literal('routing_config'),
+  managed_by: ManagedBy,
   project_id: Nullable(Type.String()),
   name: Type.String(),
   slug: Type.String(),
@@ -79,6 +80,7 @@ export function configView(r: RoutingConfigRecord) {
   return {
     id: r.id,
     object: 'routing_config' as const,
+    managed_by: null,
     project_id: r.projectId,
     name: r.name,
     slug: r.slug,

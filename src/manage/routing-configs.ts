@@ -2,11 +2,12 @@
 // (SPEC "Management API: routing configs"). The test operation lives in routing-config-test.ts.
 import { Type } from '@sinclair/typebox';
 import { GatewayError } from '../errors/gateway-error.ts';
+import type { Principal } from '../live/principals.ts';
 import { type NormalizedConfig, normalizeCreate, normalizePatch } from '../routing/normalize.ts';
 import { ConfigError } from '../routing/types.ts';
 import { isUniqueViolation } from '../store/index.ts';
 import { notFound, requireProjectReach } from './access.ts';
-import { decodeCursor, toPage } from './cursor.ts';
+import { pageAfter } from './cursor.ts';
 import { defineOperation, type Operation } from './operation.ts';
 import { routingConfigTestOperations } from './routing-config-test.ts';
 import {
@@ -26,6 +27,18 @@ const VersionParams = Type.Object({
   config_id: Type.String({ minLength: 1, maxLength: 100 }),
   version_id: Type.String({ minLength: 1, maxLength: 100, description: 'Version id (rcv_...) or version number' }),
 });
+
+/** A version of a config the caller may reach, with the config's current state; 404 when either is unknown. */
+async function reachableVersion(
+  svc: Services,
+  principal: Principal,
+  params: { config_id: string; version_id: string },
+) {
+  const cur = await reachableConfig(svc, principal, params.config_id);
+  const version = await svc.stores.routingConfigs.getVersion(principal.orgId, cur.id, params.version_id);
+  if (!version) throw notFound('routing config version', params.version_id);
+  return { cur, version };
+}
 
 export function asBadRequest(err: unknown): never {
   if (err instanceof ConfigError) {
@@ -89,13 +102,11 @@ const listConfigs = defineOperation({
   async handler({ svc, principal, query }) {
     const own = principal.projectId;
     if (query.project_id !== undefined) requireProjectReach(principal, query.project_id, 'routing configs');
-    const limit = query.limit ?? 50;
-    const rows = await svc.stores.routingConfigs.list(principal.orgId, {
-      projectId: own ?? query.project_id,
-      afterId: decodeCursor(query.cursor),
-      limit: limit + 1,
-    });
-    return toPage(rows, limit, configView);
+    return pageAfter(
+      query,
+      (page) => svc.stores.routingConfigs.list(principal.orgId, { ...page, projectId: own ?? query.project_id }),
+      configView,
+    );
   },
 });
 
@@ -218,11 +229,8 @@ const getVersion = defineOperation({
   input: { params: VersionParams },
   output: RoutingConfigVersion,
   async handler({ svc, principal, params }) {
-    const orgId = principal.orgId;
-    const cur = await reachableConfig(svc, principal, params.config_id);
-    const v = await svc.stores.routingConfigs.getVersion(orgId, cur.id, params.version_id);
-    if (!v) throw notFound('routing config version', params.version_id);
-    return versionView(v, cur.version);
+    const { cur, version } = await reachableVersion(svc, principal, params);
+    return versionView(version, cur.version);
   },
 });
 
@@ -238,9 +246,7 @@ const restoreVersion = defineOperation({
   output: RoutingConfigVersion,
   async handler({ svc, principal, params }) {
     const orgId = principal.orgId;
-    const cur = await reachableConfig(svc, principal, params.config_id);
-    const old = await svc.stores.routingConfigs.getVersion(orgId, cur.id, params.version_id);
-    if (!old) throw notFound('routing config version', params.version_id);
+    const { cur, version: old } = await reachableVersion(svc, principal, params);
     // An old version may name a credential deleted since: check it as if it were new.
     const n = normalized(() =>
       normalizePatch(cur, {

@@ -6,7 +6,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { UserRecord } from '../store/users.ts';
 import { notFound } from './access.ts';
-import { decodeCursor, toPage } from './cursor.ts';
+import { pageAfter } from './cursor.ts';
 import { defineOperation, type Operation } from './operation.ts';
 import { ROLES } from './roles.ts';
 import { Nullable, PageQuery, pageOf, Timestamp } from './schemas.ts';
@@ -65,12 +65,7 @@ const listUsers = defineOperation({
   input: { query: Type.Object(PageQuery, { additionalProperties: false }) },
   output: pageOf(User),
   async handler({ svc, principal, query }) {
-    const limit = query.limit ?? 50;
-    const rows = await svc.stores.users.list(principal.orgId, {
-      afterId: decodeCursor(query.cursor),
-      limit: limit + 1,
-    });
-    return toPage(rows, limit, userView);
+    return pageAfter(query, (page) => svc.stores.users.list(principal.orgId, page), userView);
   },
 });
 

@@ -9,8 +9,9 @@ import { isEventType, validateEventTypes } from '../webhooks/event-catalog.ts';
 import { ROTATION_OVERLAP_MS } from '../webhooks/service.ts';
 import { generateSigningSecret } from '../webhooks/signing.ts';
 import { checkEndpointUrl } from '../webhooks/url-policy.ts';
-import { notFound, requireOrgKey } from './access.ts';
-import { decodeCursor, toPage } from './cursor.ts';
+import { liveOr404, notFound, requireOrgKey } from './access.ts';
+import { ManagedBy } from './config-managed.ts';
+import { pageAfter } from './cursor.ts';
 import { defineOperation, type Operation } from './operation.ts';
 import { Nullable, PageQuery, pageOf, Timestamp } from './schemas.ts';
 import type { Services } from './services.ts';
@@ -30,6 +31,7 @@ const Description = Type.String({ maxLength: 1000 });
 const Endpoint = Type.Object({
   id: Type.String(),
   object: Type.Literal('webhook_endpoint'),
+  managed_by: ManagedBy,
   url: Type.String(),
   description: Nullable(Type.String()),
   event_types: Type.Array(Type.String()),
@@ -54,6 +56,7 @@ function endpointView(e: WebhookEndpointRecord, now: number = Date.now()) {
   return {
     id: e.id,
     object: 'webhook_endpoint' as const,
+    managed_by: null,
     url: e.url,
     description: e.description,
     event_types: e.eventTypes,
@@ -80,8 +83,7 @@ function checkedTypes(types: unknown): string[] {
 }
 
 async function liveEndpoint(svc: Services, orgId: string, id: string): Promise<WebhookEndpointRecord> {
-  const e = await svc.stores.webhookEndpoints.get(orgId, id);
-  if (!e || e.deletedAt !== null) throw notFound('webhook endpoint', id);
+  const e = liveOr404(await svc.stores.webhookEndpoints.get(orgId, id), 'webhook endpoint', id);
   return e;
 }
 
@@ -96,12 +98,11 @@ const listEndpoints = defineOperation({
   output: pageOf(Endpoint),
   async handler({ svc, principal, query }) {
     const orgId = requireOrgKey(principal);
-    const limit = query.limit ?? 50;
-    const rows = await svc.stores.webhookEndpoints.list(orgId, {
-      afterId: decodeCursor(query.cursor),
-      limit: limit + 1,
-    });
-    return toPage(rows, limit, (e) => endpointView(e));
+    return pageAfter(
+      query,
+      (page) => svc.stores.webhookEndpoints.list(orgId, page),
+      (e) => endpointView(e),
+    );
   },
 });
 

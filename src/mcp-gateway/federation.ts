@@ -59,6 +59,21 @@ async function allPages<T>(
   return out;
 }
 
+const paging = (cursor: string | undefined) => (cursor === undefined ? {} : { cursor });
+
+/** Every page of one list of every usable server, each item under its federated name. */
+function gatherPages<T>(
+  gateway: McpGateway,
+  p: Principal,
+  capability: 'resources' | 'prompts',
+  list: (client: Client, cursor: string | undefined) => Promise<{ items: T[]; nextCursor?: string }>,
+  federate: (item: T, server: McpServerRecord) => T,
+): Promise<T[]> {
+  return gather(gateway, p, capability, async (client, server) =>
+    (await allPages((cursor) => list(client, cursor))).map((item) => federate(item, server)),
+  );
+}
+
 /** `<server>__<rest>` -> the server's client and `<rest>`; an MCP error when no usable server owns it. */
 async function owner(gateway: McpGateway, p: Principal, federated: string, kind: Kind) {
   const name = serverOf(federated);
@@ -114,23 +129,25 @@ export function buildGatewayServer(gateway: McpGateway, p: Principal): Server {
     return result;
   });
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({
-    resources: await gather(gateway, p, 'resources', async (client, s) =>
-      (
-        await allPages(async (cursor) => {
-          const r = await client.listResources(cursor === undefined ? {} : { cursor });
-          return { items: r.resources, nextCursor: r.nextCursor };
-        })
-      ).map((r) => ({ ...r, uri: prefixed(s, r.uri) })),
+    resources: await gatherPages(
+      gateway,
+      p,
+      'resources',
+      (client, cursor) =>
+        client.listResources(paging(cursor)).then((r) => ({ items: r.resources, nextCursor: r.nextCursor })),
+      (r, s) => ({ ...r, uri: prefixed(s, r.uri) }),
     ),
   }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
-    resourceTemplates: await gather(gateway, p, 'resources', async (client, s) =>
-      (
-        await allPages(async (cursor) => {
-          const r = await client.listResourceTemplates(cursor === undefined ? {} : { cursor });
-          return { items: r.resourceTemplates, nextCursor: r.nextCursor };
-        })
-      ).map((t) => ({ ...t, uriTemplate: prefixed(s, t.uriTemplate) })),
+    resourceTemplates: await gatherPages(
+      gateway,
+      p,
+      'resources',
+      (client, cursor) =>
+        client
+          .listResourceTemplates(paging(cursor))
+          .then((r) => ({ items: r.resourceTemplates, nextCursor: r.nextCursor })),
+      (t, s) => ({ ...t, uriTemplate: prefixed(s, t.uriTemplate) }),
     ),
   }));
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
@@ -140,13 +157,13 @@ export function buildGatewayServer(gateway: McpGateway, p: Principal): Server {
     return { ...r, contents: r.contents.map((c) => ({ ...c, uri: `${name}${SEPARATOR}${c.uri}` })) };
   });
   server.setRequestHandler(ListPromptsRequestSchema, async () => ({
-    prompts: await gather(gateway, p, 'prompts', async (client, s) =>
-      (
-        await allPages(async (cursor) => {
-          const r = await client.listPrompts(cursor === undefined ? {} : { cursor });
-          return { items: r.prompts, nextCursor: r.nextCursor };
-        })
-      ).map((pr) => ({ ...pr, name: prefixed(s, pr.name) })),
+    prompts: await gatherPages(
+      gateway,
+      p,
+      'prompts',
+      (client, cursor) =>
+        client.listPrompts(paging(cursor)).then((r) => ({ items: r.prompts, nextCursor: r.nextCursor })),
+      (pr, s) => ({ ...pr, name: prefixed(s, pr.name) }),
     ),
   }));
   server.setRequestHandler(GetPromptRequestSchema, async (request) => {

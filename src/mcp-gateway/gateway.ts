@@ -1,7 +1,7 @@
 // The MCP gateway: which registered servers and tools a caller may use, and each tool call routed
 // to its server, admitted against the key's, project's and server's rate limits, logged as a
 // request-log row and counted. Connections (./upstream.ts) are per instance and made on first use.
-import { type CallToolResult, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { SecretBox } from '../crypto/secretbox.ts';
 import type { Principal } from '../live/principals.ts';
@@ -14,9 +14,11 @@ import type {
   SettleRequest,
 } from '../ports/counters.ts';
 import type { McpServerRecord, McpServerStore } from '../store/mcp-servers.ts';
+import { CACHE_NOT_CONSULTED } from '../store/request-log-row.ts';
 import type { RequestLogRow } from '../store/request-logs.ts';
 import { newId } from '../util/ids.ts';
 import { modelMatches } from '../util/model-patterns.ts';
+import { type AddressPolicy, mcpFetch } from './guarded-fetch.ts';
 import { federatedName, serverOf } from './names.ts';
 import { type Health, type ListKind, Upstream, UpstreamUnavailable } from './upstream.ts';
 
@@ -39,6 +41,8 @@ export interface GatewayDeps {
   healthChanged(server: McpServerRecord, previous: Health, next: Health, reason: string | null): void;
   connectTimeoutMs?: number;
   callTimeoutMs?: number;
+  /** Checked on every connection to a server URL; the always-refused part applies without it. */
+  addressPolicy?: AddressPolicy;
 }
 
 /** A server as a caller may use it: its record, the connection and the tools it exposes to this caller. */
@@ -63,9 +67,11 @@ export class McpGateway {
   readonly #d: GatewayDeps;
   readonly #upstreams = new Map<string, Upstream>();
   readonly #listeners = new Set<ListChangedListener>();
+  readonly #http: ReturnType<typeof mcpFetch>;
 
   constructor(deps: GatewayDeps) {
     this.#d = deps;
+    this.#http = mcpFetch(deps.addressPolicy ?? { denyPrivate: false });
   }
 
   onListChanged(listener: ListChangedListener): () => void {
@@ -95,6 +101,7 @@ export class McpGateway {
       {
         logger: this.#d.logger,
         connectTimeoutMs: this.#d.connectTimeoutMs ?? 10_000,
+        fetch: this.#http.fetch,
         onListChanged: (kind) => {
           for (const l of this.#listeners) l(server.orgId, kind);
         },
@@ -131,7 +138,8 @@ export class McpGateway {
 
   /** The tools of every usable server that the server's and the key's patterns allow. Down servers are left out. */
   async listTools(p: Principal): Promise<ServerTools[]> {
-    const [servers, keyPatterns] = await Promise.all([this.servers(p), this.#d.store.keyAllowedTools(p.keyId)]);
+    const servers = await this.servers(p);
+    const keyPatterns = p.toolAllow ?? null;
     const lists = await Promise.all(
       servers.map(async (server): Promise<ServerTools> => {
         try {
@@ -165,8 +173,7 @@ export class McpGateway {
     const up = this.upstream(server);
     let tool: Tool | undefined;
     try {
-      const keyPatterns = await this.#d.store.keyAllowedTools(p.keyId);
-      tool = visible(server, await up.tools(), keyPatterns).find((t) => t.name === name)?.tool;
+      tool = visible(server, await up.tools(), p.toolAllow ?? null).find((t) => t.name === name)?.tool;
     } catch (err) {
       const message = `MCP server '${server.name}' is unavailable: ${reasonOf(err)}`;
       return this.#finish(base, 'unavailable', 503, toolError(message));
@@ -194,6 +201,8 @@ export class McpGateway {
       up.markUp();
       return this.#finish(named, result.isError === true ? 'tool_error' : 'ok', 200, result);
     } catch (err) {
+      // Loaded already by the connection that threw (the SDK is not imported at start).
+      const { McpError } = await import('@modelcontextprotocol/sdk/types.js');
       if (err instanceof McpError) {
         this.#finish(named, 'error', 502, undefined, { code: err.code, message: err.message });
         throw err;
@@ -293,11 +302,8 @@ export class McpGateway {
       requestBody: keep ? this.#cut(c.args ?? {}) : null,
       responseBody: keep && result ? this.#cut(result) : null,
       createdAt: new Date().toISOString(),
-      cache: null,
       replayOf: null,
-      savedCostUsd: 0,
-      cacheSimilarity: null,
-      cacheShadowMatch: null,
+      ...CACHE_NOT_CONSULTED,
     });
     return result ?? toolError('error');
   }
@@ -330,6 +336,7 @@ export class McpGateway {
     const all = [...this.#upstreams.values()];
     this.#upstreams.clear();
     await Promise.all(all.map((u) => u.close()));
+    await this.#http.close();
   }
 }
 

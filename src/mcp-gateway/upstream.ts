@@ -2,28 +2,17 @@
 // A stdio server is a child process: when it dies it is started again after a backoff that grows
 // with each death in a row, and a call that arrives before then starts it at once. Its stderr
 // goes to the gateway log. Lists are cached until the server says they changed.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  ProgressNotificationSchema,
-  PromptListChangedNotificationSchema,
-  ResourceListChangedNotificationSchema,
-  type Tool,
-  ToolListChangedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
-import type { McpTransport } from '../store/mcp-servers.ts';
+import type { McpServerRecord } from '../store/mcp-servers.ts';
 
 export type Health = 'unknown' | 'up' | 'down';
 export type ListKind = 'tools' | 'resources' | 'prompts';
 
-export interface UpstreamSpec {
-  id: string;
-  orgId: string;
-  name: string;
-  transport: McpTransport;
-  url: string | null;
-  command: string | null;
+/** The stored server with its secrets opened (headers, env). */
+export interface UpstreamSpec extends Pick<McpServerRecord, 'id' | 'orgId' | 'name' | 'transport' | 'url' | 'command'> {
   args: readonly string[];
   headers: Record<string, string>;
   env: Record<string, string>;
@@ -34,6 +23,8 @@ export interface UpstreamSpec {
 export interface UpstreamDeps {
   logger: Logger;
   connectTimeoutMs: number;
+  /** Every HTTP request to the server (./guarded-fetch.ts: the address policy at connect time). */
+  fetch: FetchLike;
   onListChanged(kind: ListKind): void;
   onHealth(previous: Health, next: Health, reason: string | null): void;
 }
@@ -124,6 +115,14 @@ export class Upstream {
   }
 
   async #connect(): Promise<Client> {
+    // The SDK and its zod schemas (~25 MB resident) load with the first connection, not at start:
+    // most gateways never register a tool server.
+    const [{ Client }, sdk] = await Promise.all([
+      import('@modelcontextprotocol/sdk/client/index.js'),
+      import('@modelcontextprotocol/sdk/types.js'),
+    ]);
+    const { ProgressNotificationSchema, PromptListChangedNotificationSchema } = sdk;
+    const { ResourceListChangedNotificationSchema, ToolListChangedNotificationSchema } = sdk;
     const client = new Client({ name: 'switchyard-mcp-gateway', version: '1.0.0' }, { capabilities: {} });
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       this.#tools = undefined;
@@ -188,13 +187,13 @@ export class Upstream {
       return t;
     }
     const url = new URL(spec.url ?? '');
-    const requestInit = { headers: spec.headers };
+    const opts = { requestInit: { headers: spec.headers }, fetch: this.deps.fetch };
     if (spec.transport === 'sse') {
       const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
-      return new SSEClientTransport(url, { requestInit });
+      return new SSEClientTransport(url, opts);
     }
     const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-    return new StreamableHTTPClientTransport(url, { requestInit });
+    return new StreamableHTTPClientTransport(url, opts);
   }
 
   #backoff(): number {

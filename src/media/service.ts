@@ -5,12 +5,20 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { GatewayError } from '../errors/gateway-error.ts';
-import { alphaCodec } from '../families/alpha/codec.ts';
 import type { Principal } from '../live/principals.ts';
 import type { RoutedTarget } from '../pipeline/call.ts';
 import type { PipelineDeps } from '../pipeline/deps.ts';
-import { asRawReply, finishRaw, type RawReply, refuseRaw, runRawCall } from '../pipeline/raw-call.ts';
-import type { ProxyInput } from '../pipeline/types.ts';
+import {
+  asRawReply,
+  finishRaw,
+  type RawCallResult,
+  type RawCallSpec,
+  type RawReply,
+  type RawServed,
+  rawInput,
+  refuseRaw,
+  runRawCall,
+} from '../pipeline/raw-call.ts';
 import type { MediaOperation, UpstreamAnswer } from '../providers/capabilities.ts';
 import { formatCostHeader } from '../providers/catalog/cost.ts';
 import { imageCost, speechCost, transcriptionCost } from '../providers/catalog/media.ts';
@@ -77,15 +85,21 @@ export class Media {
     this.#pipeline = pipeline;
   }
 
-  #input(c: MediaCaller, body: unknown): ProxyInput {
+  /** The upstream's answer text as it came, priced; the log row is written once the caller has it. */
+  #answered(served: RawServed, costUsd: number, text: string): RawReply {
+    const { parts, answer, call } = served;
+    parts.status = answer.status;
+    parts.costUsd = costUsd;
     return {
-      codec: alphaCodec,
-      principal: c.principal,
-      requestId: c.requestId,
-      body,
-      rawBody: c.rawBody,
-      headers: c.headers,
-      signal: c.signal,
+      kind: 'json',
+      status: answer.status,
+      headers: {
+        ...served.headers,
+        'content-type': contentTypeOf(answer, 'application/octet-stream'),
+        'x-svc-cost-usd': formatCostHeader(costUsd),
+      },
+      body: text,
+      done: () => finishRaw(this.#pipeline, call, parts),
     };
   }
 
@@ -99,25 +113,37 @@ export class Media {
     return mediaApi(t.vendor).send(t.credential, t.model, path, body, type, signal);
   }
 
+  /** A JSON-bodied call: the caller's body (an object, else empty) sent to `path` with the routed model. */
+  #runJson(
+    c: MediaCaller,
+    body: unknown,
+    path: MediaOperation,
+    spec: Omit<RawCallSpec, 'send'>,
+  ): Promise<RawCallResult> {
+    const b = isRecord(body) ? body : {};
+    return runRawCall(
+      rawInput(c, body),
+      {
+        ...spec,
+        send: (t, signal) => this.#send(t, path, JSON.stringify({ ...b, model: t.model }), 'application/json', signal),
+      },
+      this.#pipeline,
+    );
+  }
+
   async images(c: MediaCaller, body: unknown): Promise<RawReply> {
     const b = isRecord(body) ? body : {};
     // The upstream's own default when the caller names no model.
     const model = typeof b.model === 'string' ? b.model : 'dall-e-2';
-    const result = await runRawCall(
-      this.#input(c, body),
-      {
-        requestType: 'image_generation',
-        model,
-        vendors: IMAGE_VENDORS,
-        what: 'images API',
-        promptText: typeof b.prompt === 'string' ? b.prompt : '',
-        send: (t, signal) =>
-          this.#send(t, '/images/generations', JSON.stringify({ ...b, model: t.model }), 'application/json', signal),
-      },
-      this.#pipeline,
-    );
+    const result = await this.#runJson(c, body, '/images/generations', {
+      requestType: 'image_generation',
+      model,
+      vendors: IMAGE_VENDORS,
+      what: 'images API',
+      promptText: typeof b.prompt === 'string' ? b.prompt : '',
+    });
     if (!result.ok) return asRawReply(result.reply);
-    const { parts, target, answer, call } = result;
+    const { parts, target, answer } = result;
     const text = await answer.body.text();
     const obj = fromJsonText(text);
     const data = isRecord(obj) && Array.isArray(obj.data) ? obj.data : [];
@@ -126,48 +152,31 @@ export class Media {
       asNumber(u.input_tokens) !== undefined
         ? { input: asNumber(u.input_tokens) ?? 0, output: asNumber(u.output_tokens) ?? 0 }
         : undefined;
-    const costUsd =
-      imageCost(target.vendor, target.model, {
-        n: data.length,
-        size: typeof b.size === 'string' ? b.size : undefined,
-        quality: typeof b.quality === 'string' ? b.quality : undefined,
-        usage,
-      }) ?? 0;
-    parts.status = answer.status;
-    parts.costUsd = costUsd;
+    const bill = {
+      n: data.length,
+      size: typeof b.size === 'string' ? b.size : undefined,
+      quality: typeof b.quality === 'string' ? b.quality : undefined,
+      usage,
+    };
+    const price = this.#pipeline.live.priceOverride(c.principal.orgId, target.vendor, target.model);
+    const costUsd = imageCost(target.vendor, target.model, bill, price) ?? 0;
     if (usage) parts.usage = usage;
     // Base64 images are large and say nothing the request does not: the row keeps their count.
     parts.responseBody = { images: data.length };
-    return {
-      kind: 'json',
-      status: answer.status,
-      headers: {
-        ...result.headers,
-        'content-type': contentTypeOf(answer, 'application/octet-stream'),
-        'x-svc-cost-usd': formatCostHeader(costUsd),
-      },
-      body: text,
-      done: () => finishRaw(this.#pipeline, call, parts),
-    };
+    return this.#answered(result, costUsd, text);
   }
 
   async speech(c: MediaCaller, body: unknown): Promise<RawReply> {
     const b = isRecord(body) ? body : {};
     const model = typeof b.model === 'string' ? b.model : '';
     const text = typeof b.input === 'string' ? b.input : '';
-    const result = await runRawCall(
-      this.#input(c, body),
-      {
-        requestType: 'audio_speech',
-        model,
-        vendors: AUDIO_VENDORS,
-        what: 'audio API',
-        promptText: text,
-        send: (t, signal) =>
-          this.#send(t, '/audio/speech', JSON.stringify({ ...b, model: t.model }), 'application/json', signal),
-      },
-      this.#pipeline,
-    );
+    const result = await this.#runJson(c, body, '/audio/speech', {
+      requestType: 'audio_speech',
+      model,
+      vendors: AUDIO_VENDORS,
+      what: 'audio API',
+      promptText: text,
+    });
     if (!result.ok) return asRawReply(result.reply);
     const { parts, target, answer, call } = result;
     const costUsd = speechCost(target.vendor, target.model, text.length) ?? 0;
@@ -205,7 +214,7 @@ export class Media {
       file: form.file ? { filename: form.file.filename, bytes: form.file.data.length } : null,
     };
     const requestType = op === 'transcriptions' ? 'audio_transcription' : 'audio_translation';
-    const input = this.#input(c, described);
+    const input = rawInput(c, described);
     input.rawBody = undefined;
     if (form.file === undefined) {
       return refuseRaw(input, requestType, invalid("Missing required parameter: 'file'.", 'file'), this.#pipeline);
@@ -226,24 +235,12 @@ export class Media {
       this.#pipeline,
     );
     if (!result.ok) return asRawReply(result.reply);
-    const { parts, target, answer, call } = result;
+    const { parts, target, answer } = result;
     const text = await answer.body.text();
     const obj = fromJsonText(text);
     const seconds = audioSeconds(obj);
     const costUsd = seconds === undefined ? 0 : (transcriptionCost(target.vendor, target.model, seconds) ?? 0);
-    parts.status = answer.status;
-    parts.costUsd = costUsd;
     parts.responseBody = obj ?? text.slice(0, 4096);
-    return {
-      kind: 'json',
-      status: answer.status,
-      headers: {
-        ...result.headers,
-        'content-type': contentTypeOf(answer, 'application/octet-stream'),
-        'x-svc-cost-usd': formatCostHeader(costUsd),
-      },
-      body: text,
-      done: () => finishRaw(this.#pipeline, call, parts),
-    };
+    return this.#answered(result, costUsd, text);
   }
 }

@@ -7,7 +7,7 @@
 import type { AfterResponseHook } from '../pipeline/hooks.ts';
 import type { CallRecord } from '../pipeline/record.ts';
 import type { HistogramSeries, HistogramTally } from './histogram-tally.ts';
-import { type Endpoint, endpointOf, errorKindLabel, modelLabel, providerLabel, statusClass } from './labels.ts';
+import { type Endpoint, endpointOf, errorKindLabel, modelLabel, statusClass, vendorLabel } from './labels.ts';
 import type { Metrics, Tally, TallySeries } from './registry.ts';
 import { forEachUpstreamFailure, overheadMs } from './upstream-share.ts';
 
@@ -121,8 +121,8 @@ export class GatewayMetrics {
   record(r: CallRecord): void {
     const endpoint = endpointOf(r.requestType, r.family, r.trace);
     const series = this.#endpointSeries(endpoint);
-    const provider = providerLabel(r.provider);
-    const model = modelLabel(r.provider, r.modelUsed, r.modelRequested);
+    const provider = vendorLabel(r.vendor);
+    const model = modelLabel(r.vendor, r.modelUsed, r.modelRequested);
     const status = statusClass(r.status);
     const key = `${provider}\u0000${model}\u0000${status}`;
     let requests = series.requests.get(key);
@@ -168,7 +168,7 @@ export class GatewayMetrics {
   }
 
   #failure(vendor: string | null, kind: string): void {
-    const provider = providerLabel(vendor);
+    const provider = vendorLabel(vendor);
     const k = errorKindLabel(kind);
     const key = `${provider}\u0000${k}`;
     let c = this.#errors.get(key);

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { endpointOf, errorKindLabel, modelLabel, providerLabel, statusClass } from './labels.ts';
+import { endpointOf, errorKindLabel, modelLabel, statusClass, vendorLabel } from './labels.ts';
 
 test('providers are the seven vendor ids (aliases folded), none or other', () => {
-  assert.equal(providerLabel('openai'), 'openai');
-  assert.equal(providerLabel('vendor_2'), 'anthropic');
-  assert.equal(providerLabel(null), 'none');
-  assert.equal(providerLabel('my-own-proxy'), 'other');
+  assert.equal(vendorLabel('openai'), 'openai');
+  assert.equal(vendorLabel('vendor_2'), 'anthropic');
+  assert.equal(vendorLabel(null), 'none');
+  assert.equal(vendorLabel('my-own-proxy'), 'other');
 });
 
 test('models are catalog ids; configs and unknown names are other', () => {

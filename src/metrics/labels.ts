@@ -85,9 +85,9 @@ function traceFamily(trace: unknown): Family | undefined {
 }
 
 /** A vendor id (aliases folded: `vendor_1` is `openai`), `none` without one, `other` for anything else. */
-export function providerLabel(provider: string | null): VendorId | typeof NONE | typeof OTHER {
-  if (provider === null || provider === '') return NONE;
-  return canonicalVendor(provider) ?? OTHER;
+export function vendorLabel(vendor: string | null): VendorId | typeof NONE | typeof OTHER {
+  if (vendor === null || vendor === '') return NONE;
+  return canonicalVendor(vendor) ?? OTHER;
 }
 
 /** The catalog's id for the model (snapshots and spellings fold onto it), or `other`. */

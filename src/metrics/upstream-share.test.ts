@@ -29,8 +29,8 @@ test('sequential attempts add up; an ensemble waits for its longest', () => {
 });
 
 test('a call that reached no upstream is all overhead; a cache hit too', () => {
-  assert.equal(overheadMs(record({ provider: null, modelUsed: null, status: 400 })), 100);
-  assert.equal(overheadMs(record({ provider: null, modelUsed: null, trace: trace('cache', []) })), 100);
+  assert.equal(overheadMs(record({ vendor: null, modelUsed: null, status: 400 })), 100);
+  assert.equal(overheadMs(record({ vendor: null, modelUsed: null, trace: trace('cache', []) })), 100);
 });
 
 test('without a trace, credential tries are timed by their samples; unsampled calls are unknown', () => {
@@ -69,9 +69,7 @@ test('failures: every failed credential try once, plus what the tries do not sho
     'openai:rate_limit',
   ]);
   // The caller's own key is never sampled: the error says it.
-  assert.deepEqual(collect(record({ provider: 'vendor_1', status: 429, error: upstreamError })), [
-    'vendor_1:rate_limit',
-  ]);
+  assert.deepEqual(collect(record({ vendor: 'vendor_1', status: 429, error: upstreamError })), ['vendor_1:rate_limit']);
   // A stream that broke after its headers: the try was fine, the stream was not.
   const broke = { status: 502, kind: 'server', message: 'upstream stream broke', retryable: false };
   const ok = [{ ref, credentialId: 'prov_1', ok: true, latencyMs: 5, status: 200, kind: 'ok' }];
@@ -81,7 +79,7 @@ test('failures: every failed credential try once, plus what the tries do not sho
   );
   // The gateway's own refusals are not upstream errors.
   assert.deepEqual(
-    collect(record({ provider: null, status: 400, error: { message: 'bad', code: 'invalid_model' } })),
+    collect(record({ vendor: null, status: 400, error: { message: 'bad', code: 'invalid_model' } })),
     [],
   );
   assert.deepEqual(collect(record({ error: { warning: 'no price known' } })), []);

@@ -44,7 +44,7 @@ export function upstreamMs(r: CallRecord): number | undefined {
   if (traced !== undefined) return traced;
   const sampled = sampledMs(r.healthSamples);
   if (sampled !== undefined) return sampled;
-  return r.provider === null ? 0 : undefined;
+  return r.vendor === null ? 0 : undefined;
 }
 
 /** The gateway's own share of the call, in milliseconds; undefined when the record cannot tell. */
@@ -73,6 +73,6 @@ export function forEachUpstreamFailure(r: CallRecord, each: (vendor: string | nu
     counted = true;
   }
   // Without a provider no upstream answered: the error is the gateway's (no credential, refused).
-  const kind = r.provider !== null ? upstreamErrorKind(r.error) : undefined;
-  if (kind !== undefined && (!counted || startedStream(r))) each(r.provider, kind);
+  const kind = r.vendor !== null ? upstreamErrorKind(r.error) : undefined;
+  if (kind !== undefined && (!counted || startedStream(r))) each(r.vendor, kind);
 }

@@ -128,9 +128,9 @@ async function respond(
     headers['x-svc-provider'] = target.vendorAsSent;
   } else if (byHook !== undefined) {
     headers['x-svc-model-used'] = byHook.modelUsed;
-    if (byHook.provider !== null) {
-      headers['x-svc-provider-used'] = byHook.provider;
-      headers['x-svc-provider'] = byHook.provider;
+    if (byHook.vendor !== null) {
+      headers['x-svc-provider-used'] = byHook.vendor;
+      headers['x-svc-provider'] = byHook.vendor;
     }
   }
   if (plan.config) {

@@ -29,7 +29,7 @@ export interface EndpointOutcome {
   status: number;
   modelRequested?: string;
   modelUsed?: string | null;
-  provider?: string | null;
+  vendor?: string | null;
   credentialId?: string | null;
   usage?: Usage;
   costUsd?: number;
@@ -73,7 +73,7 @@ export function endpointRecord(call: EndpointCall, outcome: EndpointOutcome): Ca
     conversationId: hdr.conversationId ?? null,
     modelRequested: outcome.modelRequested ?? '',
     modelUsed: outcome.modelUsed ?? null,
-    provider: outcome.provider ?? null,
+    vendor: outcome.vendor ?? null,
     credentialId: outcome.credentialId ?? null,
     status: outcome.status,
     latencyMs: performance.now() - call.started,

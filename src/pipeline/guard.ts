@@ -35,6 +35,12 @@ export interface StreamGuard {
   push(ev: StreamEvent): StreamGuardStep;
   /** After the upstream's last event: what was held back (the stop) and the end-of-answer checks. */
   finish(): Promise<StreamGuardStep>;
+  /**
+   * The upstream broke off mid-answer: what was held back, checked as the end of the answer, and
+   * the verdicts reached so far recorded. Its events go out before the family's error record; a
+   * `blocked` here is recorded only, since the stream ends in an error anyway.
+   */
+  broken(): StreamGuardStep;
   /** The copy of the assembled answer to keep at rest, and its text. */
   atRest(res: ChatResponse): ChatResponse;
   atRestText(text: string): string;

@@ -22,6 +22,7 @@
 //   every feature's notes. They read the record and never change it; they are synchronous and
 //   never awaited, and one that throws is reported without stopping the others.
 import type { JsonOutcome, StreamOutcome } from '../ir/outcome.ts';
+import type { TraceLinks } from '../ports/trace-links.ts';
 import type { CallRecord } from './record.ts';
 import type { ProxyCall, RoutePlan } from './types.ts';
 
@@ -55,8 +56,8 @@ export interface HookAnswer {
   outcome: JsonOutcome | StreamOutcome;
   /** The model that produced the answer originally, for `X-Svc-Model-Used` and the log. */
   modelUsed: string;
-  /** The provider that produced it, for `X-Svc-Provider` (the call itself reached none). */
-  provider: string | null;
+  /** The vendor that produced it, for `X-Svc-Provider` (the call itself reached none). */
+  vendor: string | null;
   /** What answered, as the decision trace's policy. */
   policy: string;
 }
@@ -81,6 +82,8 @@ export interface PipelineFeature {
   readonly afterResponse?: AfterResponseHook;
   /** The guard stage (guard.ts); at most one feature has it. */
   readonly guard?: GuardStage;
+  /** Spans for work done after its call (tracing on only); at most one feature has it. */
+  readonly traceLinks?: TraceLinks;
 }
 
 export class PipelineHooks {
@@ -89,9 +92,11 @@ export class PipelineHooks {
   /** Already in the order they run: the latest registered first. */
   readonly afterResponse: AfterResponseHook[] = [];
   guard: GuardStage | undefined;
+  traceLinks: TraceLinks | undefined;
 
   use(feature: PipelineFeature): this {
     if (feature.guard) this.guard = feature.guard;
+    if (feature.traceLinks) this.traceLinks = feature.traceLinks;
     if (feature.beforeRoute) this.beforeRoute.push(feature.beforeRoute);
     if (feature.beforeAttempt) this.beforeAttempt.push(feature.beforeAttempt);
     if (feature.afterResponse) this.afterResponse.unshift(feature.afterResponse);

@@ -3,6 +3,7 @@
 // back unread. Only upstreams that speak the endpoint's wire may serve it: a direct model of another
 // vendor, or a config with such a candidate, is a 400 that says why, never a silent translation.
 import { fromUpstream, GatewayError } from '../errors/gateway-error.ts';
+import { alphaCodec } from '../families/alpha/codec.ts';
 import type { FailedOutcome } from '../ir/outcome.ts';
 import type { UpstreamErrorInfo } from '../ir/types.ts';
 import { attemptFailure } from '../providers/attempt-failure.ts';
@@ -55,6 +56,22 @@ export interface RawServed {
 }
 
 export type RawCallResult = RawServed | { ok: false; reply: PipelineReply };
+
+/** Who sent a pass-through call: what its pipeline input holds besides the body. */
+export type RawCaller = Pick<ProxyInput, 'principal' | 'requestId' | 'headers' | 'signal' | 'rawBody'>;
+
+/** Pass-through endpoints (Responses API, media) speak the alpha family's wire. */
+export function rawInput(c: RawCaller, body: unknown): ProxyInput {
+  return {
+    codec: alphaCodec,
+    principal: c.principal,
+    requestId: c.requestId,
+    body,
+    rawBody: c.rawBody,
+    headers: c.headers,
+    signal: c.signal,
+  };
+}
 
 type Tried = { ok: true; answer: UpstreamAnswer } | { ok: false; error: UpstreamErrorInfo; answer?: RawFailure };
 
@@ -143,6 +160,33 @@ function failureReply(
   };
 }
 
+/** What the last try came to: the answer with the hooks' reply headers, or the upstream's refusal. */
+function settle(
+  call: ProxyCall,
+  deps: PipelineDeps,
+  parts: RecordParts,
+  tried: Tried | FailedOutcome,
+  target: RoutedTarget,
+  headers: Record<string, string>,
+): RawCallResult {
+  if (call.replyHeaders) Object.assign(headers, call.replyHeaders);
+  if (!tried.ok) return { ok: false, reply: failureReply(call, deps, parts, tried, headers) };
+  return { ok: true, call, parts, target, answer: tried.answer, headers };
+}
+
+/** A refusal becomes the reply; anything else ends the call's record and goes on up. */
+function caught(
+  err: unknown,
+  call: ProxyCall,
+  deps: PipelineDeps,
+  parts: RecordParts,
+  headers: Record<string, string>,
+): RawCallResult {
+  if (err instanceof GatewayError) return { ok: false, reply: errorReply(call, err, deps, parts, headers) };
+  endCall(deps, call);
+  throw err;
+}
+
 /** Ends the call: settles what hooks took and runs the afterResponse hooks with its record. */
 export function finishRaw(deps: PipelineDeps, call: ProxyCall, parts: RecordParts): void {
   finish(deps, call, callRecord(call, parts));
@@ -229,13 +273,9 @@ export async function runRawCall(input: ProxyInput, spec: RawCallSpec, deps: Pip
     headers['x-svc-model-used'] = target.model;
     headers['x-svc-provider-used'] = target.vendorAsSent;
     headers['x-svc-provider'] = target.vendorAsSent;
-    if (call.replyHeaders) Object.assign(headers, call.replyHeaders);
-    if (!tried.ok) return { ok: false, reply: failureReply(call, deps, parts, tried, headers) };
-    return { ok: true, call, parts, target, answer: tried.answer, headers };
+    return settle(call, deps, parts, tried, target, headers);
   } catch (err) {
-    if (err instanceof GatewayError) return { ok: false, reply: errorReply(call, err, deps, parts, headers) };
-    endCall(deps, call);
-    throw err;
+    return caught(err, call, deps, parts, headers);
   }
 }
 
@@ -259,14 +299,10 @@ export async function runPinnedCall(
       const pending = runBeforeRoute(deps.hooks, call);
       if (pending) await pending;
     }
-    if (call.replyHeaders) Object.assign(headers, call.replyHeaders);
     const tried = await tryOnce(spec.send, target, input.signal);
-    if (!tried.ok) return { ok: false, reply: failureReply(call, deps, parts, tried, headers) };
-    return { ok: true, call, parts, target, answer: tried.answer, headers };
+    return settle(call, deps, parts, tried, target, headers);
   } catch (err) {
-    if (err instanceof GatewayError) return { ok: false, reply: errorReply(call, err, deps, parts, headers) };
-    endCall(deps, call);
-    throw err;
+    return caught(err, call, deps, parts, headers);
   }
 }
 

@@ -136,7 +136,7 @@ export function callRecord(call: ProxyCall, r: RecordParts): CallRecord {
     conversationId: hdr.conversationId ?? metaString(meta, 'conversation_id'),
     modelRequested: call.modelRequested,
     modelUsed: r.target?.model ?? r.modelUsed ?? null,
-    provider: r.target?.vendorAsSent ?? null,
+    vendor: r.target?.vendorAsSent ?? null,
     credentialId: r.target?.credentialId ?? null,
     status: r.status,
     latencyMs: performance.now() - call.started,

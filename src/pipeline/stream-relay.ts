@@ -63,14 +63,6 @@ export function openStreamRelay(input: RelayInput): StreamRelay {
   return new Relay(input);
 }
 
-/**
- * Resolves once the process.nextTick queue reaches it: the response's cork, queued there by the
- * first write, is released first, so the bytes written so far leave without a turn of the event loop.
- */
-function afterQueuedTicks(): Promise<void> {
-  return new Promise((resolve) => process.nextTick(resolve));
-}
-
 class Relay implements StreamRelay {
   readonly #input: RelayInput;
   #summary: StreamSummary = newSummary();
@@ -134,14 +126,12 @@ class Relay implements StreamRelay {
     if (this.#pending === '') return;
     const ok = sink.write(this.#pending);
     this.#pending = '';
-    if (this.#summary.firstByteMs === undefined) {
-      this.#summary.firstByteMs = performance.now() - this.#started;
-      // Node holds a response's writes until the promise continuations queued behind them are done
-      // (it uncorks on the next tick), and every step of the relay is such a continuation: when the
-      // upstream's records arrive together, the first byte would wait for the whole stream and the
-      // call's end-of-stream work (log row, hooks). Waiting for that tick sends it at once.
-      await afterQueuedTicks();
-    }
+    // Node sends a response's first writes on the next tick, which comes once the upstream read
+    // that produced them is processed: a stream whose records trickle in (any real model) has its
+    // first bytes out as they arrive. Records that arrive together (a burst, as the bench's fake
+    // sends) leave in one write. Waiting a tick after the first write to split them cost ~10% CPU
+    // per stream in the bench, for first bytes 30-60 us earlier of an answer that was complete anyway.
+    if (this.#summary.firstByteMs === undefined) this.#summary.firstByteMs = performance.now() - this.#started;
     if (!ok) await sink.drain();
   }
 }
@@ -277,8 +267,11 @@ class TranslatingProcessor implements Processor {
   fail(error: UpstreamErrorInfo): string {
     if (this.closed) return '';
     this.#summary.error = error;
+    // Text the guard held back and the verdicts it reached still count when the upstream breaks.
+    let out = '';
+    if (this.#guard) for (const e of this.#guard.broken().events) for (const x of this.#encoder.push(e)) out += x;
     this.#keepAtRest();
-    return this.#call.codec.errorRecord(fromUpstream(error));
+    return out + this.#call.codec.errorRecord(fromUpstream(error));
   }
 
   async #finishGuarded(guard: StreamGuard, head: string): Promise<string> {

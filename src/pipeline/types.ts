@@ -9,6 +9,7 @@ import type { StreamRelay, StreamSummary } from '../ir/outcome.ts';
 import type { ChatResponse, Usage } from '../ir/types.ts';
 import type { ResolvedCredential } from '../live/credentials.ts';
 import type { Principal } from '../live/principals.ts';
+import type { TraceLink } from '../ports/trace-links.ts';
 import type { ModelPrice } from '../providers/catalog/types.ts';
 import type { VendorId } from '../providers/types.ts';
 import type { HealthTracker } from '../routing/health.ts';
@@ -59,6 +60,8 @@ export interface ProxyInput {
 
 export interface BatchItemRef {
   batchId: string;
+  /** The batch's create call, which the item's own trace links to (null when tracing was off). */
+  traceLink?: TraceLink;
   onRecord(record: CallRecord): void;
 }
 
@@ -152,7 +155,7 @@ export interface CallRecord {
   conversationId: string | null;
   modelRequested: string;
   modelUsed: string | null;
-  provider: string | null;
+  vendor: string | null;
   credentialId: string | null;
   status: number;
   latencyMs: number;

@@ -26,5 +26,12 @@ export interface ChangeBus {
   /** Resolves once every subscriber in this process has applied the change. */
   publish(ev: ChangeEvent): Promise<void>;
   subscribe(topic: ChangeTopic, handler: (ev: ChangeEvent) => void | Promise<void>): () => void;
+  /**
+   * Calls `handler` each time the bus starts hearing other instances' changes: its first
+   * subscription, and each one after a lost connection. What they published before it could hear
+   * them never arrives, so a subscriber re-reads what changed. Never called by a bus that hears only
+   * this process (or only its own machine's workers, whose relay has no gap to repair).
+   */
+  onResume(handler: () => void): () => void;
   close(): Promise<void>;
 }

@@ -40,4 +40,9 @@ export interface DomainEvent {
   orgId: string;
   type: DomainEventType;
   data: EventData;
+  /**
+   * The W3C traceparent of the call the event came from (a batch's or a response's create call),
+   * which each delivery's trace links to; absent or null when there is none or tracing is off.
+   */
+  traceLink?: string | null;
 }

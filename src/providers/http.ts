@@ -17,6 +17,7 @@ import { type Lane, laneAgent } from './pools.ts';
 import type { HttpMethod, HttpRequestSpec, StreamFraming, UpstreamEvent } from './types.ts';
 
 export { quoted } from './multipart.ts';
+export { guardedFetch } from './pools.ts';
 
 const agent = laneAgent('chat');
 

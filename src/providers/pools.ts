@@ -5,8 +5,8 @@
 // kind had before the transport was shared (issue 31), so pooling behaviour is unchanged.
 
 import type { LookupFunction } from 'node:net';
-import { Agent } from 'undici';
-import { createSafeLookup } from '../util/address-policy.ts';
+import { Agent, type RequestInit as UndiciRequestInit, fetch as undiciFetch } from 'undici';
+import { createSafeLookup, type SafeLookupOptions } from '../util/address-policy.ts';
 
 export type Lane = 'chat' | 'passthrough' | 'files' | 'batches';
 
@@ -52,4 +52,23 @@ export function laneAgent(lane: Lane): Agent {
     agents.set(lane, agent);
   }
   return agent;
+}
+
+/**
+ * A fetch on an Agent of its own whose sockets resolve through the address policy, for SDKs that take
+ * a fetch (the MCP client transports). Its own Agent because the policy is per gateway, not per
+ * process; no socket deadlines, because those SDKs keep notification streams open and bound each
+ * request themselves. `close` ends its sockets.
+ */
+export function guardedFetch(policy: SafeLookupOptions): {
+  fetch(url: string | URL, init?: RequestInit): Promise<Response>;
+  close(): Promise<void>;
+} {
+  const agent = new Agent({ connect: { lookup: createSafeLookup(policy) }, headersTimeout: 0, bodyTimeout: 0 });
+  return {
+    // undici and the DOM lib declare the same WHATWG fetch types apart; the values are the same.
+    fetch: async (url, init) =>
+      (await undiciFetch(url, { ...(init as UndiciRequestInit), dispatcher: agent })) as unknown as Response,
+    close: () => agent.close(),
+  };
 }

@@ -192,22 +192,22 @@ function openaiWire(vendor: VendorId, what: string): OpenAIVendor {
 const responsesApis = new Map<VendorId, ResponsesApi>();
 const mediaApis = new Map<VendorId, MediaApi>();
 
-/** The Responses API passed through to an OpenAI-wire vendor; throws for any other vendor. */
-export function responsesApi(vendor: VendorId): ResponsesApi {
-  let api = responsesApis.get(vendor);
+/** One API object per vendor, built on first use. */
+function perVendor<T>(built: Map<VendorId, T>, vendor: VendorId, build: () => T): T {
+  let api = built.get(vendor);
   if (api === undefined) {
-    api = openaiResponsesApi(openaiWire(vendor, 'Responses API'));
-    responsesApis.set(vendor, api);
+    api = build();
+    built.set(vendor, api);
   }
   return api;
 }
 
+/** The Responses API passed through to an OpenAI-wire vendor; throws for any other vendor. */
+export function responsesApi(vendor: VendorId): ResponsesApi {
+  return perVendor(responsesApis, vendor, () => openaiResponsesApi(openaiWire(vendor, 'Responses API')));
+}
+
 /** Images and audio passed through to an OpenAI-wire vendor; throws for any other vendor. */
 export function mediaApi(vendor: VendorId): MediaApi {
-  let api = mediaApis.get(vendor);
-  if (api === undefined) {
-    api = openaiMediaApi(openaiWire(vendor, 'media API'));
-    mediaApis.set(vendor, api);
-  }
-  return api;
+  return perVendor(mediaApis, vendor, () => openaiMediaApi(openaiWire(vendor, 'media API')));
 }

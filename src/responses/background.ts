@@ -4,6 +4,7 @@
 // finished completes it too. The instance that took the create call keeps it (with what hooks took
 // for it) until then and finishes it as any call ends; another instance, or this one after a
 // restart, writes the row from the stored record instead.
+import type { Usage } from '../ir/types.ts';
 import type { Job, JobQueue } from '../jobs/types.ts';
 import type { Principal } from '../live/principals.ts';
 import type { RoutedTarget } from '../pipeline/call.ts';
@@ -18,6 +19,8 @@ import { completedEvents, cost, targetOf } from './objects.ts';
 import { type ResponseSummary, summarize, TERMINAL_STATUSES } from './stream-tap.ts';
 
 export const POLL_JOB = 'responses.poll';
+/** Ends of a background response that its span marks as failed. */
+const TERMINAL_FAILED = new Set(['failed', 'cancelled', 'incomplete']);
 /** A background response is polled for this long; then its create call is logged as it last stood. */
 const GIVE_UP_MS = 24 * 60 * 60_000;
 const MAX_POLL_MS = 30_000;
@@ -51,6 +54,25 @@ function shrinkBody(served: RawServed, maxChars: number): void {
     call.rawBody = `${text.slice(0, maxChars)}…[truncated: ${text.length} characters]`;
   else call.rawBody = text;
   call.body = null;
+}
+
+/** The background response's own span, from its create call to its end, in the GenAI conventions. */
+function backgroundAttributes(row: ResponseRecord, s: ResponseSummary, usage: Usage, costUsd: number) {
+  return {
+    'gen_ai.operation.name': 'response_create',
+    'gen_ai.provider.name': row.vendor === 'azure-openai' ? 'azure.ai.openai' : row.vendor,
+    'gen_ai.request.model': row.modelRequested,
+    'gen_ai.response.model': s.model ?? row.model,
+    'gen_ai.response.id': row.id,
+    'gen_ai.usage.input_tokens': usage.input,
+    'gen_ai.usage.output_tokens': usage.output,
+    'switchyard.response.status': s.status,
+    'switchyard.request_id': row.requestId,
+    'switchyard.org_id': row.orgId,
+    'switchyard.key_id': row.keyId,
+    'switchyard.project_id': row.projectId,
+    'switchyard.cost_usd': costUsd,
+  };
 }
 
 export class BackgroundCompletion {
@@ -116,9 +138,12 @@ export class BackgroundCompletion {
 
   /** Logs a background create call with the finished response's cost, once across instances. */
   async complete(row: ResponseRecord, s: ResponseSummary): Promise<void> {
-    const events = completedEvents(row.orgId, s, true, row.modelRequested);
+    const events = completedEvents(row.orgId, s, true, row.modelRequested, row.traceLink ?? null);
     if (!(await this.#d.store.markRecorded(row.orgId, row.id, s.status, Date.now(), events))) return;
-    const { usage, costUsd } = cost(row.vendor as VendorId, row.model, s);
+    const { usage, costUsd } = cost(this.#d.pipeline.live, row.orgId, row.vendor as VendorId, row.model, s);
+    this.#d.pipeline.hooks.traceLinks
+      ?.startLinked(`response_background ${row.modelRequested}`, 'internal', row.traceLink ?? null, row.createdAt)
+      .end(backgroundAttributes(row, s, usage, costUsd), TERMINAL_FAILED.has(s.status) ? s.status : undefined);
     const held = this.#release(row.id);
     if (held !== undefined) {
       const { parts, call } = held.served;
@@ -134,7 +159,7 @@ export class BackgroundCompletion {
       status: 200,
       modelRequested: row.modelRequested,
       modelUsed: row.model,
-      provider: row.vendor,
+      vendor: row.vendor,
       credentialId: row.credentialId,
       usage,
       costUsd,

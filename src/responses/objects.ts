@@ -20,10 +20,13 @@ export function notFound(id: string): GatewayError {
   });
 }
 
-/** Usage and catalog cost of a response (zero when it reported none). */
-export function cost(vendor: VendorId, model: string, s: ResponseSummary | undefined) {
+/** Usage and cost of a response (zero when it reported none), at the org's override when it has one. */
+export function cost(live: LiveState, orgId: string, vendor: VendorId, model: string, s: ResponseSummary | undefined) {
   const usage = responsesApi(vendor).usage(s?.usage) ?? { input: 0, output: 0 };
-  return { usage, costUsd: computeCost(vendor, model, usage).costUsd };
+  return {
+    usage,
+    costUsd: computeCost(vendor, model, usage, { price: live.priceOverride(orgId, vendor, model) }).costUsd,
+  };
 }
 
 /** The `response.completed` event of a background response; synchronous ones send none. */
@@ -32,9 +35,12 @@ export function completedEvents(
   s: ResponseSummary,
   background: boolean,
   modelRequested: string,
+  traceLink: string | null = null,
 ): DomainEvent[] {
   if (!background) return [];
-  return [{ orgId, type: 'response.completed', data: { id: s.id, model: modelRequested, status: s.status } }];
+  return [
+    { orgId, type: 'response.completed', data: { id: s.id, model: modelRequested, status: s.status }, traceLink },
+  ];
 }
 
 /** The target a stored response lives on: its credential, with the caller's key when it was BYOK. */

@@ -18,11 +18,11 @@ import {
   finishRaw,
   type RawReply,
   type RawServed,
+  rawInput,
   refuseRaw,
   runPinnedCall,
   runRawCall,
 } from '../pipeline/raw-call.ts';
-import type { ProxyInput } from '../pipeline/types.ts';
 import { formatCostHeader } from '../providers/catalog/cost.ts';
 import { contentTypeOf } from '../providers/http.ts';
 import { responsesApi } from '../providers/registry.ts';
@@ -75,18 +75,6 @@ export class Responses {
     return this.#bg.poll;
   }
 
-  #input(c: ResponsesCaller, body: unknown): ProxyInput {
-    return {
-      codec: alphaCodec,
-      principal: c.principal,
-      requestId: c.requestId,
-      body,
-      rawBody: c.rawBody,
-      headers: c.headers,
-      signal: c.signal,
-    };
-  }
-
   async create(c: ResponsesCaller, body: unknown): Promise<RawReply> {
     const b = isRecord(body) ? body : {};
     const model = typeof b.model === 'string' ? b.model : '';
@@ -99,14 +87,14 @@ export class Responses {
         () => undefined,
         (err: unknown) => {
           if (err instanceof GatewayError)
-            return refuseRaw(this.#input(c, body), 'response_create', err, this.#d.pipeline);
+            return refuseRaw(rawInput(c, body), 'response_create', err, this.#d.pipeline);
           throw err;
         },
       );
       if (refused !== undefined) return refused;
     }
     const result = await runRawCall(
-      this.#input(c, body),
+      rawInput(c, body),
       {
         requestType: 'response_create',
         model,
@@ -137,7 +125,10 @@ export class Responses {
     parts.responseBody = fromJsonText(text) ?? null;
     const headers: Record<string, string> = { ...served.headers, 'content-type': contentTypeOf(served.answer) };
     if (terminal || s === undefined) {
-      Object.assign(parts, cost(served.target.vendor, served.target.model, s));
+      Object.assign(
+        parts,
+        cost(this.#d.pipeline.live, c.principal.orgId, served.target.vendor, served.target.model, s),
+      );
       headers['x-svc-cost-usd'] = formatCostHeader(parts.costUsd);
     }
     return {
@@ -172,7 +163,7 @@ export class Responses {
         parts.status = finished ? 200 : 499;
         if (tap.terminal && tap.last !== undefined) {
           parts.responseBody = { id: tap.last.id, status: tap.last.status, usage: tap.last.usage ?? null };
-          Object.assign(parts, cost(target.vendor, target.model, tap.last));
+          Object.assign(parts, cost(this.#d.pipeline.live, c.principal.orgId, target.vendor, target.model, tap.last));
           const last = tap.last;
           void this.#d.store
             .markRecorded(
@@ -180,7 +171,13 @@ export class Responses {
               last.id,
               last.status,
               Date.now(),
-              completedEvents(c.principal.orgId, last, background, served.call.modelRequested),
+              completedEvents(
+                c.principal.orgId,
+                last,
+                background,
+                served.call.modelRequested,
+                served.call.replyHeaders?.traceparent,
+              ),
             )
             .catch(this.#d.onError);
           finishRaw(this.#d.pipeline, served.call, parts);
@@ -222,6 +219,8 @@ export class Responses {
       status: s.status,
       createdAt: Date.now(),
       recordedAt: recorded || !background ? Date.now() : null,
+      // The create call's context when tracing is on (its answer's traceparent): the completion links to it.
+      traceLink: background ? (served.call.replyHeaders?.traceparent ?? null) : null,
     };
     await this.#d.store.insert(record);
     if (background && !recorded && !TERMINAL_STATUSES.has(s.status) && !byok)
@@ -263,7 +262,7 @@ export class Responses {
     const path = `/responses/${encodeURIComponent(row.id)}${op === 'cancel' ? '/cancel' : op === 'input_items' ? '/input_items' : ''}${query}`;
     const method = op === 'delete' ? 'DELETE' : op === 'cancel' ? 'POST' : 'GET';
     const result = await runPinnedCall(
-      this.#input(c, null),
+      rawInput(c, null),
       {
         requestType,
         model: row.modelRequested,

@@ -35,7 +35,6 @@ export async function runParallel(
       signal.removeEventListener('abort', relay);
       const s = { step, r };
       settled.push(s);
-      cancels.set(step, r.cancel);
       if (d.mode === 'parallel_fastest' && r.outcome.ok && !winner) {
         winner = s;
         for (const [other, cancel] of cancels) if (other !== step) cancel();
@@ -47,7 +46,7 @@ export async function runParallel(
   const records = d.attempts.map((step) => {
     const s = settled.find((x) => x.step === step)!;
     if (winner && s !== winner) {
-      if (s.r.outcome.ok) s.r.cancel();
+      if (s.r.outcome.ok) cancels.get(s.step)?.();
       return {
         ...s.r.record,
         outcome: 'cancelled' as const,

@@ -16,6 +16,8 @@ export interface ApiKeyRecord {
   rateLimits: RateLimits | null;
   /** Model glob / `@slug` patterns the key may call; null for every model. */
   allowedModels: string[] | null;
+  /** `<server>__<tool>` glob patterns the key may see and call through /mcp/v1; null for every tool. */
+  allowedTools: string[] | null;
   expiresAt: string | null;
   metadata: Record<string, string> | null;
   lastUsedAt: string | null;
@@ -82,6 +84,7 @@ export function toAuthRow(r: ApiKeysTable): ApiKeyAuthRow {
     role: roleOf(r),
     rateLimits: rateLimitsOf(r.rate_limits),
     allowedModels: patternsOf(r.allowed_models),
+    allowedTools: patternsOf(r.allowed_tools),
     expiresAt: r.expires_at,
     metadata: metadataOf(r.metadata),
     lastUsedAt: r.last_used_at,

@@ -6,6 +6,7 @@ import { SqliteAdapter, type Transaction } from 'kysely';
 import { newId } from '../util/ids.ts';
 import { nowIso } from '../util/time.ts';
 import type { Db } from './db.ts';
+import { getOrgRow } from './org-table.ts';
 import type { Database } from './schema.ts';
 
 export type AuditActorType = 'api_key' | 'user' | 'system';
@@ -174,15 +175,7 @@ export function createAuditLogStore(db: Db): AuditLogStore {
       });
     },
 
-    async get(orgId, id) {
-      const r = await adb
-        .selectFrom('audit_log')
-        .selectAll()
-        .where('org_id', '=', orgId)
-        .where('id', '=', id)
-        .executeTakeFirst();
-      return r ? { ...r, seq: Number(r.seq) } : undefined;
-    },
+    get: getOrgRow(db, 'audit_log', (r: AuditRow) => ({ ...r, seq: Number(r.seq) })),
 
     async list(f, opts) {
       let q = adb.selectFrom('audit_log').selectAll().where('org_id', '=', f.orgId);

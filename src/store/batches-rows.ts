@@ -41,6 +41,8 @@ export type BatchesTable = {
   cancelling_at: number | null;
   ended_at: number | null;
   deleted_at: number | null;
+  /** The create call's traceparent (migration 200); null when tracing was off. */
+  trace_link: string | null;
 };
 
 export type BatchItemsTable = {
@@ -104,6 +106,8 @@ export interface BatchRecord {
   finalizingAt: number | null;
   cancellingAt: number | null;
   endedAt: number | null;
+  /** The create call's W3C traceparent, which the items' traces link to; null when tracing was off. */
+  traceLink?: string | null;
 }
 
 export interface NewItem {
@@ -232,6 +236,7 @@ export function toRow(b: BatchRecord): BatchesTable {
     cancelling_at: b.cancellingAt,
     ended_at: b.endedAt,
     deleted_at: null,
+    trace_link: b.traceLink ?? null,
   };
 }
 
@@ -274,6 +279,7 @@ export function fromRow(r: BatchesTable): BatchRecord {
     finalizingAt: numOrNull(r.finalizing_at),
     cancellingAt: numOrNull(r.cancelling_at),
     endedAt: numOrNull(r.ended_at),
+    traceLink: r.trace_link ?? null,
   };
 }
 

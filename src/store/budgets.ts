@@ -7,6 +7,7 @@ import { fromJsonText } from '../util/json.ts';
 import { nowIso } from '../util/time.ts';
 import { type ChangePublisher, NO_CHANGES } from './changes.ts';
 import type { Db } from './db.ts';
+import { orgTable } from './org-table.ts';
 import { appendEvents } from './outbox.ts';
 
 export type BudgetScopeType = 'org' | 'project' | 'api_key' | 'end_user' | 'tag' | 'key_metadata';
@@ -143,24 +144,12 @@ function toRecord(r: BudgetsTable): BudgetRecord {
 
 export function createBudgetStore(baseDb: Db, changes: ChangePublisher = NO_CHANGES): BudgetStore {
   const db = baseDb.withTables<BudgetTables>();
-  const changed = (orgId: string, id: string) => changes.publish({ topic: 'budget', id, orgId });
-  const live = (orgId: string, id: string) =>
-    db.updateTable('budgets').where('org_id', '=', orgId).where('id', '=', id).where('deleted_at', 'is', null);
-
-  async function get(orgId: string, id: string): Promise<BudgetRecord | undefined> {
-    const r = await db
-      .selectFrom('budgets')
-      .selectAll()
-      .where('org_id', '=', orgId)
-      .where('id', '=', id)
-      .executeTakeFirst();
-    return r ? toRecord(r) : undefined;
-  }
+  const table = orgTable(baseDb, 'budgets', toRecord, (orgId, id) => changes.publish({ topic: 'budget', id, orgId }));
 
   return {
-    async create(b) {
+    create(b) {
       const now = nowIso();
-      const row: BudgetsTable = {
+      return table.insert({
         id: b.id,
         org_id: b.orgId,
         name: b.name,
@@ -175,12 +164,9 @@ export function createBudgetStore(baseDb: Db, changes: ChangePublisher = NO_CHAN
         created_at: now,
         updated_at: now,
         deleted_at: null,
-      };
-      await db.insertInto('budgets').values(row).execute();
-      await changed(b.orgId, b.id);
-      return toRecord(row);
+      });
     },
-    get,
+    get: table.get,
     async list(orgId, page) {
       let q = db.selectFrom('budgets').selectAll().where('org_id', '=', orgId).where('deleted_at', 'is', null);
       if (page.afterId !== undefined) q = q.where('id', '>', page.afterId);
@@ -189,33 +175,18 @@ export function createBudgetStore(baseDb: Db, changes: ChangePublisher = NO_CHAN
       const rows = await q.orderBy('id').limit(page.limit).execute();
       return rows.map(toRecord);
     },
-    async update(orgId, id, patch) {
-      const set: Partial<BudgetsTable> = { updated_at: nowIso() };
+    update(orgId, id, patch) {
+      const set: Partial<BudgetsTable> = {};
       if (patch.name !== undefined) set.name = patch.name;
       if (patch.limitUsd !== undefined) set.limit_usd = patch.limitUsd;
       if (patch.thresholds !== undefined) set.thresholds = JSON.stringify(patch.thresholds);
       if (patch.action !== undefined) set.action = patch.action;
       if (patch.models !== undefined) set.models = patch.models === null ? null : JSON.stringify(patch.models);
-      const row = await live(orgId, id).set(set).returningAll().executeTakeFirst();
-      if (!row) return undefined;
-      await changed(orgId, id);
-      return toRecord(row);
+      return table.update(orgId, id, set);
     },
-    async softDelete(orgId, id) {
-      const now = nowIso();
-      const row = await live(orgId, id).set({ deleted_at: now, updated_at: now }).returningAll().executeTakeFirst();
-      if (!row) return undefined;
-      await changed(orgId, id);
-      return toRecord(row);
-    },
-    async changedSince(sinceIso) {
-      const rows = await db.selectFrom('budgets').selectAll().where('updated_at', '>=', sinceIso).execute();
-      return rows.map(toRecord);
-    },
-    async listAllLive() {
-      const rows = await db.selectFrom('budgets').selectAll().where('deleted_at', 'is', null).orderBy('id').execute();
-      return rows.map(toRecord);
-    },
+    softDelete: (orgId, id) => table.softDelete(orgId, id),
+    changedSince: table.changedSince,
+    listAllLive: table.listAllLive,
     async markAlert(budgetId, member, periodStart, mark, event) {
       return db.transaction().execute(async (tx) => {
         // RETURNING yields no row when the conflict clause skipped the insert, on both dialects.

@@ -8,6 +8,7 @@ import { fromJsonText } from '../util/json.ts';
 import { nowIso } from '../util/time.ts';
 import { type ChangePublisher, NO_CHANGES } from './changes.ts';
 import type { Db } from './db.ts';
+import { orgTable } from './org-table.ts';
 
 export interface GuardrailScopeRecord {
   type: string;
@@ -89,18 +90,14 @@ function toRecord(r: GuardrailPoliciesTable): GuardrailPolicyRecord {
 
 export function createGuardrailStore(baseDb: Db, changes: ChangePublisher = NO_CHANGES): GuardrailStore {
   const db = baseDb.withTables<GuardrailTables>();
-  const changed = (orgId: string, id: string) => changes.publish({ topic: 'guardrail', id, orgId });
-  const live = (orgId: string, id: string) =>
-    db
-      .updateTable('guardrail_policies')
-      .where('org_id', '=', orgId)
-      .where('id', '=', id)
-      .where('deleted_at', 'is', null);
+  const table = orgTable(baseDb, 'guardrail_policies', toRecord, (orgId, id) =>
+    changes.publish({ topic: 'guardrail', id, orgId }),
+  );
 
   return {
-    async create(p) {
+    create(p) {
       const now = nowIso();
-      const row: GuardrailPoliciesTable = {
+      return table.insert({
         id: p.id,
         org_id: p.orgId,
         name: p.name,
@@ -112,20 +109,9 @@ export function createGuardrailStore(baseDb: Db, changes: ChangePublisher = NO_C
         created_at: now,
         updated_at: now,
         deleted_at: null,
-      };
-      await db.insertInto('guardrail_policies').values(row).execute();
-      await changed(p.orgId, p.id);
-      return toRecord(row);
+      });
     },
-    async get(orgId, id) {
-      const r = await db
-        .selectFrom('guardrail_policies')
-        .selectAll()
-        .where('org_id', '=', orgId)
-        .where('id', '=', id)
-        .executeTakeFirst();
-      return r ? toRecord(r) : undefined;
-    },
+    get: table.get,
     async list(orgId, page) {
       let q = db
         .selectFrom('guardrail_policies')
@@ -135,8 +121,8 @@ export function createGuardrailStore(baseDb: Db, changes: ChangePublisher = NO_C
       if (page.afterId !== undefined) q = q.where('id', '>', page.afterId);
       return (await q.orderBy('id').limit(page.limit).execute()).map(toRecord);
     },
-    async update(orgId, id, patch) {
-      const set: Partial<GuardrailPoliciesTable> = { updated_at: nowIso() };
+    update(orgId, id, patch) {
+      const set: Partial<GuardrailPoliciesTable> = {};
       if (patch.name !== undefined) set.name = patch.name;
       if (patch.scope !== undefined) {
         set.scope_type = patch.scope.type;
@@ -144,30 +130,10 @@ export function createGuardrailStore(baseDb: Db, changes: ChangePublisher = NO_C
       }
       if (patch.mode !== undefined) set.mode = patch.mode;
       if (patch.checks !== undefined) set.checks = JSON.stringify(patch.checks);
-      const row = await live(orgId, id).set(set).returningAll().executeTakeFirst();
-      if (!row) return undefined;
-      await changed(orgId, id);
-      return toRecord(row);
+      return table.update(orgId, id, set);
     },
-    async softDelete(orgId, id) {
-      const now = nowIso();
-      const row = await live(orgId, id).set({ deleted_at: now, updated_at: now }).returningAll().executeTakeFirst();
-      if (!row) return undefined;
-      await changed(orgId, id);
-      return toRecord(row);
-    },
-    async changedSince(sinceIso) {
-      const rows = await db.selectFrom('guardrail_policies').selectAll().where('updated_at', '>=', sinceIso).execute();
-      return rows.map(toRecord);
-    },
-    async listAllLive() {
-      const rows = await db
-        .selectFrom('guardrail_policies')
-        .selectAll()
-        .where('deleted_at', 'is', null)
-        .orderBy('id')
-        .execute();
-      return rows.map(toRecord);
-    },
+    softDelete: (orgId, id) => table.softDelete(orgId, id),
+    changedSince: table.changedSince,
+    listAllLive: table.listAllLive,
   };
 }

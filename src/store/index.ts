@@ -5,6 +5,7 @@ import { type BatchStore, createBatchStore } from './batches.ts';
 import { type BudgetStore, createBudgetStore } from './budgets.ts';
 import { type CacheEntryStore, createCacheEntryStore } from './cache-entries.ts';
 import { type ChangePublisher, NO_CHANGES } from './changes.ts';
+import { type CredentialStore, createCredentialStore } from './credentials.ts';
 import { type Db, type Dialect, openDb } from './db.ts';
 import { createFileStore, type FileStore } from './files.ts';
 import { createGuardrailStore, type GuardrailStore } from './guardrails.ts';
@@ -14,7 +15,6 @@ import { migrateToLatest } from './migrations/index.ts';
 import { createModelSettingStore, type ModelSettingStore } from './model-settings.ts';
 import { createOrgKeyStore, type OrgKeyStore } from './org-keys.ts';
 import { createProjectStore, type ProjectStore } from './projects.ts';
-import { createProviderStore, type ProviderStore } from './providers.ts';
 import { createRequestLogStore, type RequestLogStore } from './request-logs.ts';
 import { createResponseStore, type ResponseStore } from './responses.ts';
 import { type AnalyticsStore, createAnalyticsStore } from './rollups-read.ts';
@@ -26,7 +26,7 @@ import { createWebhookEndpointStore, type WebhookEndpointStore } from './webhook
 export interface Stores {
   orgKeys: OrgKeyStore;
   projects: ProjectStore;
-  providers: ProviderStore;
+  credentials: CredentialStore;
   logs: RequestLogStore;
   /** Analytics rollups, kept by `logs.insertMany` and the SQLite log worker. */
   analytics: AnalyticsStore;
@@ -71,7 +71,7 @@ export function createStores(db: Db, changes: ChangePublisher = NO_CHANGES): Sto
   return {
     orgKeys: createOrgKeyStore(db, changes),
     projects: createProjectStore(db, changes),
-    providers: createProviderStore(db, changes),
+    credentials: createCredentialStore(db, changes),
     logs: createRequestLogStore(db),
     analytics: createAnalyticsStore(db),
     routingConfigs: createRoutingConfigStore(db, changes),

@@ -3,6 +3,7 @@
 import { fromJsonText, isRecord } from '../util/json.ts';
 import { nowIso } from '../util/time.ts';
 import type { Db } from './db.ts';
+import { getOrgRow } from './org-table.ts';
 
 export type McpTransport = 'streamable_http' | 'sse' | 'stdio';
 export const MCP_TRANSPORTS: readonly McpTransport[] = ['streamable_http', 'sse', 'stdio'];
@@ -46,9 +47,6 @@ export interface McpServerStore {
   listUsable(orgId: string, projectId: string | null): Promise<McpServerRecord[]>;
   update(orgId: string, id: string, patch: McpServerPatch): Promise<McpServerRecord | undefined>;
   delete(orgId: string, id: string): Promise<McpServerRecord | undefined>;
-  /** The key's tool patterns (api_keys.allowed_tools); null for every tool or an unknown key. */
-  keyAllowedTools(keyId: string): Promise<string[] | null>;
-  setKeyAllowedTools(orgId: string, keyId: string, patterns: string[] | null): Promise<boolean>;
 }
 
 type McpServersTable = {
@@ -136,16 +134,7 @@ function toColumns(p: McpServerPatch): Partial<McpServersTable> {
 
 export function createMcpServerStore(baseDb: Db): McpServerStore {
   const db = baseDb.withTables<Tables>();
-
-  async function get(orgId: string, id: string): Promise<McpServerRecord | undefined> {
-    const r = await db
-      .selectFrom('mcp_servers')
-      .selectAll()
-      .where('org_id', '=', orgId)
-      .where('id', '=', id)
-      .executeTakeFirst();
-    return r ? toRecord(r) : undefined;
-  }
+  const get = getOrgRow(baseDb, 'mcp_servers', toRecord);
 
   return {
     async create(s) {
@@ -190,19 +179,6 @@ export function createMcpServerStore(baseDb: Db): McpServerStore {
       if (!found) return undefined;
       await db.deleteFrom('mcp_servers').where('org_id', '=', orgId).where('id', '=', id).execute();
       return found;
-    },
-    async keyAllowedTools(keyId) {
-      const r = await db.selectFrom('api_keys').select('allowed_tools').where('id', '=', keyId).executeTakeFirst();
-      return r ? strings(r.allowed_tools) : null;
-    },
-    async setKeyAllowedTools(orgId, keyId, patterns) {
-      const res = await db
-        .updateTable('api_keys')
-        .set({ allowed_tools: jsonOrNull(patterns) })
-        .where('org_id', '=', orgId)
-        .where('id', '=', keyId)
-        .executeTakeFirst();
-      return Number(res.numUpdatedRows) > 0;
     },
   };
 }

@@ -19,7 +19,7 @@ export interface Org {
   createdAt: string;
 }
 
-export interface NewApiKey {
+export interface NewApiKey extends ApiKeyLimits {
   id: string;
   orgId: string;
   projectId: string | null;
@@ -28,22 +28,22 @@ export interface NewApiKey {
   prefix: string;
   /** Default: the scope's (org-wide admin, project inference). */
   role?: Role;
-  /** Default null. */
+}
+
+/** What a key may do and until when: set at creation (default null each) and changed by a patch. */
+interface ApiKeyLimits {
+  /** null: no limits of the key's own. */
   rateLimits?: RateLimits | null;
   allowedModels?: string[] | null;
+  allowedTools?: string[] | null;
   expiresAt?: string | null;
   metadata?: Record<string, string> | null;
 }
 
 /** Renames and limit changes are not domain events (nothing outside the gateway acts on them). */
-export interface ApiKeyPatch {
+export interface ApiKeyPatch extends ApiKeyLimits {
   name?: string;
   role?: Role;
-  /** null removes the key's limits. */
-  rateLimits?: RateLimits | null;
-  allowedModels?: string[] | null;
-  expiresAt?: string | null;
-  metadata?: Record<string, string> | null;
 }
 
 export interface KeyRotation {
@@ -109,6 +109,28 @@ export function createOrgKeyStore(db: Db, changes: ChangePublisher = NO_CHANGES)
     return r ? toAuthRow(r) : undefined;
   }
 
+  /** Revokes the live keys of the org that `column` picks, with an api_key.revoked event each. */
+  async function revokeWhere(orgId: string, column: 'id' | 'project_id', value: string): Promise<ApiKeysTable[]> {
+    const now = nowIso();
+    const revoked = await db.transaction().execute(async (tx) => {
+      const rows = await tx
+        .updateTable('api_keys')
+        .set({ revoked_at: now, updated_at: now })
+        .where('org_id', '=', orgId)
+        .where(column, '=', value)
+        .where('revoked_at', 'is', null)
+        .returningAll()
+        .execute();
+      await appendEvents(
+        tx,
+        rows.map((r) => ({ orgId, type: 'api_key.revoked' as const, data: keyEventData(r) })),
+      );
+      return rows;
+    });
+    await Promise.all(revoked.map((r) => changed(orgId, r.id)));
+    return revoked;
+  }
+
   return {
     async createOrg(org) {
       const createdAt = nowIso();
@@ -144,6 +166,7 @@ export function createOrgKeyStore(db: Db, changes: ChangePublisher = NO_CHANGES)
         updated_at: now,
         revoked_at: null,
         allowed_models: jsonOrNull(k.allowedModels),
+        allowed_tools: jsonOrNull(k.allowedTools),
         expires_at: k.expiresAt ?? null,
         metadata: jsonOrNull(k.metadata),
         last_used_at: null,
@@ -194,6 +217,7 @@ export function createOrgKeyStore(db: Db, changes: ChangePublisher = NO_CHANGES)
       if (patch.role !== undefined) set.role = patch.role;
       if (patch.rateLimits !== undefined) set.rate_limits = rateLimitsText(patch.rateLimits);
       if (patch.allowedModels !== undefined) set.allowed_models = jsonOrNull(patch.allowedModels);
+      if (patch.allowedTools !== undefined) set.allowed_tools = jsonOrNull(patch.allowedTools);
       if (patch.expiresAt !== undefined) set.expires_at = patch.expiresAt;
       if (patch.metadata !== undefined) set.metadata = jsonOrNull(patch.metadata);
       const row = await db
@@ -209,42 +233,12 @@ export function createOrgKeyStore(db: Db, changes: ChangePublisher = NO_CHANGES)
       return toRecord(row);
     },
     async revokeKey(orgId, id) {
-      const now = nowIso();
-      const revoked = await db.transaction().execute(async (tx) => {
-        const row = await tx
-          .updateTable('api_keys')
-          .set({ revoked_at: now, updated_at: now })
-          .where('org_id', '=', orgId)
-          .where('id', '=', id)
-          .where('revoked_at', 'is', null)
-          .returningAll()
-          .executeTakeFirst();
-        if (row) await appendEvents(tx, [{ orgId, type: 'api_key.revoked', data: keyEventData(row) }]);
-        return row !== undefined;
-      });
-      if (revoked) await changed(orgId, id);
+      await revokeWhere(orgId, 'id', id);
       const r = await authRow(orgId, id);
       return r ? withoutHash(r) : undefined;
     },
     async revokeProjectKeys(orgId, projectId) {
-      const now = nowIso();
-      const revoked = await db.transaction().execute(async (tx) => {
-        const rows = await tx
-          .updateTable('api_keys')
-          .set({ revoked_at: now, updated_at: now })
-          .where('org_id', '=', orgId)
-          .where('project_id', '=', projectId)
-          .where('revoked_at', 'is', null)
-          .returningAll()
-          .execute();
-        await appendEvents(
-          tx,
-          rows.map((r) => ({ orgId, type: 'api_key.revoked' as const, data: keyEventData(r) })),
-        );
-        return rows;
-      });
-      await Promise.all(revoked.map((r) => changed(orgId, r.id)));
-      return revoked.length;
+      return (await revokeWhere(orgId, 'project_id', projectId)).length;
     },
     async rotateKey(orgId, id, rotation) {
       const row = await db.transaction().execute(async (tx) => {

@@ -44,6 +44,7 @@ export function eventRow(e: DomainEvent): DomainEventsTable {
     type: e.type,
     body: JSON.stringify({ type: e.type, timestamp: at, data: e.data }),
     created_at: at,
+    trace_link: e.traceLink ?? null,
   };
 }
 

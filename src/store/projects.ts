@@ -6,7 +6,7 @@ import { nowIso } from '../util/time.ts';
 import { type ChangePublisher, NO_CHANGES } from './changes.ts';
 import type { Db } from './db.ts';
 import { escapeLike, likeEscaped } from './like.ts';
-import { appendEvents } from './outbox.ts';
+import { orgTable } from './org-table.ts';
 import type { ProjectsTable } from './schema.ts';
 
 export interface ProjectSettings {
@@ -34,14 +34,7 @@ export interface ProjectRecord {
   deletedAt: string | null;
 }
 
-export interface NewProject {
-  id: string;
-  orgId: string;
-  name: string;
-  slug: string;
-  description: string | null;
-  settings: Record<string, unknown>;
-}
+export type NewProject = Pick<ProjectRecord, 'id' | 'orgId' | 'name' | 'slug' | 'description' | 'settings'>;
 
 export interface ProjectPatch {
   name?: string;
@@ -83,19 +76,11 @@ function toRecord(r: ProjectsTable): ProjectRecord {
 }
 
 export function createProjectStore(db: Db, changes: ChangePublisher = NO_CHANGES): ProjectStore {
-  const changed = (orgId: string, id: string) => changes.publish({ topic: 'project', id, orgId });
-  async function get(orgId: string, id: string): Promise<ProjectRecord | undefined> {
-    const r = await db
-      .selectFrom('projects')
-      .selectAll()
-      .where('org_id', '=', orgId)
-      .where('id', '=', id)
-      .executeTakeFirst();
-    return r ? toRecord(r) : undefined;
-  }
+  const table = orgTable(db, 'projects', toRecord, (orgId, id) => changes.publish({ topic: 'project', id, orgId }));
+  const get = table.get;
 
   return {
-    async create(p) {
+    create(p) {
       const now = nowIso();
       const row: ProjectsTable = {
         id: p.id,
@@ -108,14 +93,9 @@ export function createProjectStore(db: Db, changes: ChangePublisher = NO_CHANGES
         updated_at: now,
         deleted_at: null,
       };
-      await db.transaction().execute(async (tx) => {
-        await tx.insertInto('projects').values(row).execute();
-        await appendEvents(tx, [
-          { orgId: p.orgId, type: 'project.created', data: { id: p.id, slug: p.slug, name: p.name } },
-        ]);
-      });
-      await changed(p.orgId, p.id);
-      return toRecord(row);
+      return table.insert(row, () => [
+        { orgId: p.orgId, type: 'project.created', data: { id: p.id, slug: p.slug, name: p.name } },
+      ]);
     },
     get,
     async list(orgId, opts) {
@@ -135,41 +115,19 @@ export function createProjectStore(db: Db, changes: ChangePublisher = NO_CHANGES
       return rows.map((r) => r.slug);
     },
     async update(orgId, id, patch) {
-      const set: Partial<ProjectsTable> = { updated_at: nowIso() };
+      const set: Partial<ProjectsTable> = {};
       if (patch.name !== undefined) set.name = patch.name;
       if (patch.description !== undefined) set.description = patch.description;
       if (patch.settings !== undefined) set.settings = JSON.stringify(patch.settings);
-      const res = await db
-        .updateTable('projects')
-        .set(set)
-        .where('org_id', '=', orgId)
-        .where('id', '=', id)
-        .where('deleted_at', 'is', null)
-        .executeTakeFirst();
-      if (Number(res.numUpdatedRows) > 0) await changed(orgId, id);
-      return get(orgId, id);
+      // A deleted project is answered as it is, not as unknown.
+      return (await table.update(orgId, id, set)) ?? get(orgId, id);
     },
     async softDelete(orgId, id) {
-      const now = nowIso();
-      const deleted = await db.transaction().execute(async (tx) => {
-        const row = await tx
-          .updateTable('projects')
-          .set({ deleted_at: now, updated_at: now })
-          .where('org_id', '=', orgId)
-          .where('id', '=', id)
-          .where('deleted_at', 'is', null)
-          .returning(['slug', 'name'])
-          .executeTakeFirst();
-        if (row)
-          await appendEvents(tx, [{ orgId, type: 'project.deleted', data: { id, slug: row.slug, name: row.name } }]);
-        return row !== undefined;
-      });
-      if (deleted) await changed(orgId, id);
-      return get(orgId, id);
+      const deleted = await table.softDelete(orgId, id, (row) => [
+        { orgId, type: 'project.deleted', data: { id, slug: row.slug, name: row.name } },
+      ]);
+      return deleted ?? get(orgId, id);
     },
-    async changedSince(sinceIso) {
-      const rows = await db.selectFrom('projects').selectAll().where('updated_at', '>=', sinceIso).execute();
-      return rows.map(toRecord);
-    },
+    changedSince: table.changedSince,
   };
 }

@@ -36,6 +36,8 @@ const row: RequestLogRow = {
   savedCostUsd: 0.5,
   cacheSimilarity: 0.93,
   cacheShadowMatch: true,
+  otelTraceId: '0af7651916cd43dd8448eb211c80319c',
+  guardrailAction: 'shadow_block',
 };
 
 test('the values of a row are its table form read in LOG_COLUMNS order', () => {
@@ -67,6 +69,11 @@ test('lines of older versions are read too: a row object, or fewer columns than 
   assert.equal(at('replay_of'), null);
   assert.equal(at('saved_cost_usd'), 0);
   assert.equal(at('cache_shadow_match'), null);
+  // A version from before the guardrail column: the call had no verdict as far as the log knows.
+  const beforeGuardrails = logValues(row).slice(0, LOG_COLUMNS.indexOf('guardrail_action'));
+  const read = lineValues(JSON.stringify(beforeGuardrails));
+  assert.equal(read[LOG_COLUMNS.indexOf('guardrail_action')], null);
+  assert.equal(lineRow(JSON.stringify(beforeGuardrails)).guardrailAction, undefined);
 });
 
 test('a line cut short by a kill does not parse', () => {

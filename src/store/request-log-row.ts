@@ -46,7 +46,20 @@ export interface RequestLogRow {
   cacheShadowMatch: boolean | null;
   /** The OpenTelemetry trace id of a traced call (the tracing feature's note); absent when not traced. */
   otelTraceId?: string | null;
+  /**
+   * The strongest guardrail action of the call (block > mask > flag), `shadow_<action>` when only
+   * shadow policies had a verdict; absent or null when no verdict concerned it.
+   */
+  guardrailAction?: string | null;
 }
+
+/** The semantic cache's columns of a call that did not consult it. */
+export const CACHE_NOT_CONSULTED = {
+  cache: null,
+  savedCostUsd: 0,
+  cacheSimilarity: null,
+  cacheShadowMatch: null,
+} as const satisfies Pick<RequestLogRow, 'cache' | 'savedCostUsd' | 'cacheSimilarity' | 'cacheShadowMatch'>;
 
 const flag = (v: boolean | null): number | null => (v === null ? null : v ? 1 : 0);
 
@@ -85,6 +98,7 @@ export function toLogTable(r: RequestLogRow): RequestLogsTable {
     cache_similarity: r.cacheSimilarity ?? null,
     cache_shadow_match: flag(r.cacheShadowMatch ?? null),
     otel_trace_id: r.otelTraceId ?? null,
+    guardrail_action: r.guardrailAction ?? null,
   };
 }
 
@@ -124,6 +138,7 @@ export function fromLogTable(t: RequestLogsTable): RequestLogRow {
     cacheShadowMatch: t.cache_shadow_match === null ? null : Number(t.cache_shadow_match) === 1,
     // Only when there is one, as the row the hook builds carries it only for traced calls.
     ...(t.otel_trace_id == null ? {} : { otelTraceId: t.otel_trace_id }),
+    ...(t.guardrail_action == null ? {} : { guardrailAction: t.guardrail_action }),
   };
 }
 
@@ -166,6 +181,7 @@ export function logValues(r: RequestLogRow): LogValue[] {
     r.cacheSimilarity ?? null,
     flag(r.cacheShadowMatch ?? null),
     r.otelTraceId ?? null,
+    r.guardrailAction ?? null,
   ];
 }
 

@@ -44,6 +44,7 @@ export const LOG_COLUMNS: ReadonlyArray<keyof RequestLogsTable> = [
   'cache_similarity',
   'cache_shadow_match',
   'otel_trace_id',
+  'guardrail_action',
 ];
 
 /** Positional INSERT of one row in LOG_COLUMNS order; a replayed id is ignored. */

@@ -3,6 +3,7 @@
 import { encodeTime } from 'ulid';
 import type { Db } from './db.ts';
 import { escapeLike, likeEscaped } from './like.ts';
+import { getOrgRow } from './org-table.ts';
 import { type CacheLogStats, type CacheStatsQuery, readCacheStats } from './request-log-cache-stats.ts';
 import { fromLogTable, type RequestLogRow, toLogTable } from './request-log-row.ts';
 import { RollupBatch } from './rollups.ts';
@@ -30,6 +31,8 @@ export interface LogFilters {
   mcpServer?: string;
   /** MCP tool calls of this tool, by its own or its federated name. */
   tool?: string;
+  /** The call's strongest guardrail action (`block`, `mask`, `flag`, `shadow_<action>`). */
+  guardrailAction?: string;
 }
 
 export interface LatencySample {
@@ -129,15 +132,7 @@ export function createRequestLogStore(db: Db): RequestLogStore {
     cacheStats(q) {
       return readCacheStats(db, q, q.since === undefined ? undefined : requestIdAt(q.since));
     },
-    async get(orgId, id) {
-      const r = await db
-        .selectFrom('request_logs')
-        .selectAll()
-        .where('org_id', '=', orgId)
-        .where('id', '=', id)
-        .executeTakeFirst();
-      return r ? fromLogTable(r) : undefined;
-    },
+    get: getOrgRow(db, 'request_logs', fromLogTable),
     async list(f, page) {
       let q = db.selectFrom('request_logs').selectAll().where('org_id', '=', f.orgId);
       if (page.beforeId !== undefined) q = q.where('id', '<', page.beforeId);
@@ -171,6 +166,7 @@ export function createRequestLogStore(db: Db): RequestLogStore {
           .where('request_type', '=', 'mcp_tool_call')
           .where((eb) => eb.or([eb('model_used', '=', t), eb('model_requested', '=', t)]));
       }
+      if (f.guardrailAction !== undefined) q = q.where('guardrail_action', '=', f.guardrailAction);
       for (const [k, v] of Object.entries(f.tags ?? {})) {
         // Tags are written with JSON.stringify, so a pair always appears as this exact fragment.
         const fragment = `${JSON.stringify(k)}:${JSON.stringify(v)}`;

@@ -21,6 +21,8 @@ export type ResponsesTable = {
   created_at: number;
   recorded_at: number | null;
   deleted_at: number | null;
+  /** The create call's traceparent (migration 200); null when tracing was off. */
+  trace_link: string | null;
 };
 
 type ResponseTables = { responses: ResponsesTable };
@@ -47,6 +49,8 @@ export interface ResponseRecord {
   createdAt: number;
   /** When the create call's log row was written; null while a background response runs. */
   recordedAt: number | null;
+  /** A background response's create call (W3C traceparent), which its completion's trace links to. */
+  traceLink?: string | null;
 }
 
 export interface ResponseStore {
@@ -85,6 +89,7 @@ function toRecord(r: ResponsesTable): ResponseRecord {
     status: r.status,
     createdAt: Number(r.created_at),
     recordedAt: r.recorded_at === null ? null : Number(r.recorded_at),
+    traceLink: r.trace_link ?? null,
   };
 }
 
@@ -111,6 +116,7 @@ export function createResponseStore(baseDb: Db): ResponseStore {
           created_at: r.createdAt,
           recorded_at: r.recordedAt,
           deleted_at: null,
+          trace_link: r.traceLink ?? null,
         })
         .onConflict((oc) => oc.columns(['org_id', 'id']).doNothing())
         .execute();

@@ -33,6 +33,8 @@ export interface ApiKeysTable {
   previous_key_expires_at: string | null;
   /** admin | developer | viewer | inference (migration 175); null reads as the scope's default. */
   role: string | null;
+  /** JSON array of `<server>__<tool>` patterns for /mcp/v1; null = every tool (migration 198). */
+  allowed_tools: string | null;
 }
 
 export interface ProjectsTable {
@@ -104,6 +106,8 @@ export interface RequestLogsTable {
   cache_shadow_match: number | null;
   /** The OpenTelemetry trace the call was recorded in, 32 hex digits (migration 190); null when not traced. */
   otel_trace_id: string | null;
+  /** The call's strongest guardrail action (migration 205): block, mask, flag or shadow_<action>; null when none. */
+  guardrail_action: string | null;
   created_at: string;
 }
 

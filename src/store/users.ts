@@ -61,15 +61,7 @@ export interface UserRecord {
 }
 
 /** What one sign-in tells about its user, already mapped from the provider's claims. */
-export interface SignIn {
-  orgId: string;
-  issuer: string;
-  subject: string;
-  email: string | null;
-  name: string | null;
-  role: Role;
-  projectId: string | null;
-}
+export type SignIn = Pick<UserRecord, 'orgId' | 'issuer' | 'subject' | 'email' | 'name' | 'role' | 'projectId'>;
 
 export interface NewSession {
   userId: string;

@@ -78,7 +78,7 @@ export interface WebhookDeliveryStore {
   createDirect(event: DomainEvent, endpointId: string, job: DeliveryJob): Promise<DeliveryRecord>;
   get(orgId: string, id: string): Promise<DeliveryDetail | undefined>;
   /** The delivery and its body, for the delivery path (which has no org at hand). */
-  forSend(id: string): Promise<{ delivery: DeliveryRecord; body: string } | undefined>;
+  forSend(id: string): Promise<{ delivery: DeliveryRecord; body: string; traceLink: string | null } | undefined>;
   list(orgId: string, filter: DeliveryFilter): Promise<DeliveryRecord[]>;
   /** Appends attempt `attempt_count + 1` and sets the delivery's state; returns the attempt number. */
   recordAttempt(id: string, attempt: Omit<DeliveryAttempt, 'attempt'>, outcome: AttemptOutcome): Promise<number>;
@@ -215,8 +215,8 @@ export function createWebhookDeliveryStore(baseDb: Db): WebhookDeliveryStore {
     },
 
     async forSend(id) {
-      const r = await withBody().where('d.id', '=', id).executeTakeFirst();
-      return r ? { delivery: toRecord(r), body: r.body } : undefined;
+      const r = await withBody().select('e.trace_link').where('d.id', '=', id).executeTakeFirst();
+      return r ? { delivery: toRecord(r), body: r.body, traceLink: r.trace_link } : undefined;
     },
 
     async list(orgId, f) {

@@ -5,6 +5,7 @@
 import { fromJsonText } from '../util/json.ts';
 import { nowIso } from '../util/time.ts';
 import type { Db } from './db.ts';
+import { orgTable } from './org-table.ts';
 import { appendEvents } from './outbox.ts';
 import type { WebhookEndpointsTable, WebhookTables } from './webhooks-schema.ts';
 
@@ -101,21 +102,13 @@ export function createWebhookEndpointStore(baseDb: Db): WebhookEndpointStore {
       .where('org_id', '=', orgId)
       .where('id', '=', id)
       .where('deleted_at', 'is', null);
-
-  async function get(orgId: string, id: string): Promise<WebhookEndpointRecord | undefined> {
-    const r = await db
-      .selectFrom('webhook_endpoints')
-      .selectAll()
-      .where('org_id', '=', orgId)
-      .where('id', '=', id)
-      .executeTakeFirst();
-    return r ? toRecord(r) : undefined;
-  }
+  const table = orgTable(baseDb, 'webhook_endpoints', toRecord);
+  const get = table.get;
 
   return {
-    async create(e) {
+    create(e) {
       const now = nowIso();
-      const row: WebhookEndpointsTable = {
+      return table.insert({
         id: e.id,
         org_id: e.orgId,
         url: e.url,
@@ -131,9 +124,7 @@ export function createWebhookEndpointStore(baseDb: Db): WebhookEndpointStore {
         created_at: now,
         updated_at: now,
         deleted_at: null,
-      };
-      await db.insertInto('webhook_endpoints').values(row).execute();
-      return toRecord(row);
+      });
     },
     get,
     async list(orgId, page) {
@@ -175,12 +166,7 @@ export function createWebhookEndpointStore(baseDb: Db): WebhookEndpointStore {
       if (Number(res.numUpdatedRows) === 0) return undefined;
       return get(orgId, id);
     },
-    async softDelete(orgId, id) {
-      const now = nowIso();
-      const res = await live(orgId, id).set({ deleted_at: now, updated_at: now }).executeTakeFirst();
-      if (Number(res.numUpdatedRows) === 0) return undefined;
-      return get(orgId, id);
-    },
+    softDelete: (orgId, id) => table.softDelete(orgId, id),
     async rotateSecret(orgId, id, secretCiphertext, previousExpiresAt) {
       const res = await live(orgId, id)
         .set((eb) => ({

@@ -9,6 +9,8 @@ export type DomainEventsTable = {
   /** JSON text of `{type, timestamp, data}`, exactly as receivers get it. */
   body: string;
   created_at: string;
+  /** The originating call's traceparent (migration 200); null when none or tracing is off. */
+  trace_link: string | null;
 };
 
 export type WebhookEndpointsTable = {

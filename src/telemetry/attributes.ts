@@ -57,6 +57,31 @@ function featureAttributes(record: CallRecord, attrs: AttrSink): void {
   }
 }
 
+/** What the beforeRoute hooks wrote into the decision trace: a limit's refusal, guardrail verdicts, a cache skip. */
+function hookAttributes(trace: unknown, attrs: AttrSink): void {
+  if (trace === null || typeof trace !== 'object') return;
+  const t = trace as {
+    limits?: { refused_by?: { kind?: unknown; scope?: unknown; budget_id?: unknown } };
+    guardrails?: ReadonlyArray<{ policy_name?: unknown; check_type?: unknown; action?: unknown; applied?: unknown }>;
+    cache?: { skipped?: unknown };
+  };
+  const refusal = t.limits?.refused_by;
+  if (refusal !== undefined) {
+    if (typeof refusal.kind === 'string') attrs.set('switchyard.limits.refused_by', refusal.kind);
+    if (typeof refusal.scope === 'string') attrs.set('switchyard.limits.scope', refusal.scope);
+    if (typeof refusal.budget_id === 'string') attrs.set('switchyard.budget.id', refusal.budget_id);
+  }
+  if (Array.isArray(t.guardrails) && t.guardrails.length > 0)
+    attrs.set(
+      'switchyard.guardrails.verdicts',
+      t.guardrails.map(
+        (v) =>
+          `${String(v.policy_name)}:${String(v.check_type)}:${String(v.action)}${v.applied === false ? ':not_applied' : ''}`,
+      ),
+    );
+  if (typeof t.cache?.skipped === 'string') attrs.set('switchyard.cache.skipped', t.cache.skipped);
+}
+
 export function serverAttributes(call: ProxyCall, op: string, record: CallRecord | undefined, attrs: AttrSink): void {
   attrs.set(sc.GEN_AI_OPERATION_NAME, op);
   attrs.set(sc.GEN_AI_REQUEST_MODEL, call.modelRequested);
@@ -68,7 +93,7 @@ export function serverAttributes(call: ProxyCall, op: string, record: CallRecord
   requestAttributes(call, attrs);
   if (record === undefined) return;
   attrs.set(sc.HTTP_RESPONSE_STATUS_CODE, record.status);
-  attrs.put(sc.GEN_AI_PROVIDER_NAME, record.provider === null ? null : sc.providerName(record.provider));
+  attrs.put(sc.GEN_AI_PROVIDER_NAME, record.vendor === null ? null : sc.providerName(record.vendor));
   attrs.put(sc.GEN_AI_RESPONSE_MODEL, record.answer?.model ?? record.modelUsed);
   attrs.put(sc.GEN_AI_RESPONSE_ID, record.answer?.id);
   const finish = record.answer?.stopReason ?? streamStopReason(record.responseBody);
@@ -90,6 +115,7 @@ export function serverAttributes(call: ProxyCall, op: string, record: CallRecord
     attrs.put('switchyard.config.version', decision.config?.version);
     attrs.set('switchyard.attempts', decision.attempts.length);
   }
+  hookAttributes(record.trace, attrs);
   featureAttributes(record, attrs);
 }
 

@@ -21,6 +21,7 @@ import { ERROR_TYPE } from './semconv.ts';
 import {
   injectContext,
   KIND_CLIENT,
+  KIND_CONSUMER,
   KIND_SERVER,
   type OpenSpan,
   openChild,
@@ -31,7 +32,7 @@ import {
   STATUS_ERROR,
   traceparentOf,
 } from './spans.ts';
-import { type Sampling, type TelemetryDeps, TRACING_NOTE } from './types.ts';
+import { type RemoteParent, type Sampling, type TelemetryDeps, TRACING_NOTE } from './types.ts';
 
 /** One upstream request as it left: its span, and what to find its trace record by. */
 interface Sent {
@@ -56,6 +57,9 @@ export function tracingFeature(
     beforeRoute(call) {
       const parent = parseTraceparent(call.headers.traceparent, call.headers.tracestate);
       const server = openRoot(parent, false, call.started);
+      // A batch item is a trace of its own, linked to the call that created its batch.
+      const link = call.batchItem?.traceLink;
+      const linked = link == null ? undefined : parseTraceparent(link, undefined);
       // Named once the record is known; the sampler sees the name the request asks for.
       server.sampled = sampling(parent, server.traceHex, call.modelRequested);
       addReplyHeader(call, 'traceparent', traceparentOf(server));
@@ -84,7 +88,7 @@ export function tracingFeature(
       if (!server.sampled) return;
       atCallEnd(call, (record) => {
         try {
-          endSpans(writer, queue, call, server, sent, record, config.captureContent);
+          endSpans(writer, queue, call, server, sent, record, config.captureContent, linked);
         } catch (err) {
           deps.onError(err);
         }
@@ -101,6 +105,7 @@ function endSpans(
   sent: readonly Sent[],
   record: CallRecord | undefined,
   captureContent: boolean,
+  link: RemoteParent | undefined,
 ): void {
   // The log row's link to this trace (SWITCHYARD_TRACE_URL_TEMPLATE on the dashboard's log page).
   if (record !== undefined) noteFeature(record, TRACING_NOTE, { otelTraceId: server.traceHex });
@@ -113,8 +118,9 @@ function endSpans(
   queue.push(
     writer.write(server, {
       name: `${op} ${call.modelRequested}`,
-      kind: KIND_SERVER,
+      kind: call.batchItem === undefined ? KIND_SERVER : KIND_CONSUMER,
       end: now,
+      link,
       status: failed
         ? { code: STATUS_ERROR, message: record ? errorType(record.status, record.error) : 'no answer' }
         : undefined,

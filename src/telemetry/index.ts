@@ -20,9 +20,11 @@ export async function startTelemetry(
   const feature: PipelineFeature = {
     ...(tracing?.feature.beforeRoute ? { beforeRoute: tracing.feature.beforeRoute } : {}),
     ...(metrics ? { afterResponse: metrics.afterResponse } : {}),
+    ...(tracing?.links ? { traceLinks: tracing.links } : {}),
   };
   return {
     feature,
+    links: tracing?.links,
     flush: async () => {
       await Promise.all([tracing?.flush(), metrics?.flush()]);
     },

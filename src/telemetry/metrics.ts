@@ -39,33 +39,39 @@ export function startMetrics(config: TelemetryConfig, metricsUrl: string): GenAi
   });
   const provider = new MeterProvider({ resource: resourceOf(config), readers: [reader] });
   const meter = provider.getMeter('switchyard', gatewayVersion());
-  const tokens = meter.createHistogram('gen_ai.client.token.usage', {
-    unit: '{token}',
-    description: 'Input and output tokens of each call',
-    advice: { explicitBucketBoundaries: TOKEN_BUCKETS },
-  });
-  const duration = meter.createHistogram('gen_ai.server.request.duration', {
-    unit: 's',
-    description: 'Time from the request to the last byte of the answer',
-    advice: { explicitBucketBoundaries: DURATION_BUCKETS },
-  });
-  const ttft = meter.createHistogram('gen_ai.server.time_to_first_token', {
-    unit: 's',
-    description: 'Time from the request to the first byte of the upstream answer',
-    advice: { explicitBucketBoundaries: TTFT_BUCKETS },
-  });
-  const tpot = meter.createHistogram('gen_ai.server.time_per_output_token', {
-    unit: 's',
-    description: 'Time per output token after the first',
-    advice: { explicitBucketBoundaries: TPOT_BUCKETS },
-  });
+  const histogram = (name: string, unit: string, description: string, buckets: number[]) =>
+    meter.createHistogram(name, { unit, description, advice: { explicitBucketBoundaries: buckets } });
+  const tokens = histogram(
+    'gen_ai.client.token.usage',
+    '{token}',
+    'Input and output tokens of each call',
+    TOKEN_BUCKETS,
+  );
+  const duration = histogram(
+    'gen_ai.server.request.duration',
+    's',
+    'Time from the request to the last byte of the answer',
+    DURATION_BUCKETS,
+  );
+  const ttft = histogram(
+    'gen_ai.server.time_to_first_token',
+    's',
+    'Time from the request to the first byte of the upstream answer',
+    TTFT_BUCKETS,
+  );
+  const tpot = histogram(
+    'gen_ai.server.time_per_output_token',
+    's',
+    'Time per output token after the first',
+    TPOT_BUCKETS,
+  );
   return {
     afterResponse(record: CallRecord) {
       const attrs: Attributes = {
         [sc.GEN_AI_OPERATION_NAME]: operationOf(record.requestType),
         [sc.GEN_AI_REQUEST_MODEL]: record.modelRequested,
       };
-      if (record.provider !== null) attrs[sc.GEN_AI_PROVIDER_NAME] = sc.providerName(record.provider);
+      if (record.vendor !== null) attrs[sc.GEN_AI_PROVIDER_NAME] = sc.providerName(record.vendor);
       if (record.modelUsed !== null) attrs[sc.GEN_AI_RESPONSE_MODEL] = record.modelUsed;
       const failed = record.status >= 400;
       duration.record(

@@ -13,6 +13,8 @@ export const MAX_BATCH = 512;
 /** OTLP SpanKind values (the API's enum plus one). */
 export const KIND_SERVER = 2;
 export const KIND_CLIENT = 3;
+/** Work taken from a queue (a batch item): its own trace, linked to the call that queued it. */
+export const KIND_CONSUMER = 5;
 /** OTLP status codes. */
 export const STATUS_ERROR = 2;
 
@@ -123,6 +125,8 @@ export interface SpanEnd {
   /** performance.now() time. */
   end: number;
   status?: { code: number; message?: string };
+  /** The call that created this work, when it runs in a trace of its own (trace.proto `Span.Link`). */
+  link?: RemoteParent;
   attributes(sink: AttrSink): void;
 }
 
@@ -151,6 +155,15 @@ export class SpanWriter implements AttrSink {
     w.timeField(7, this.origin + s.start);
     w.timeField(8, this.origin + e.end);
     e.attributes(this);
+    if (e.link !== undefined) {
+      const l = w.begin(13);
+      w.bytesField(1, e.link.traceId);
+      w.bytesField(2, e.link.spanId);
+      if (e.link.traceState !== undefined) w.stringField(3, e.link.traceState);
+      // Link.flags: the linked span's sampled flag, and that it is remote (another call's).
+      w.fixed32Field(6, (e.link.sampled ? 1 : 0) | FLAG_HAS_IS_REMOTE | FLAG_IS_REMOTE);
+      w.end(l);
+    }
     if (e.status !== undefined) {
       const m = w.begin(15);
       if (e.status.message !== undefined) w.stringField(2, e.status.message);

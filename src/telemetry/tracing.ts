@@ -14,6 +14,7 @@ import type { TelemetryConfig } from '../config.ts';
 import { gatewayVersion } from '../util/version.ts';
 import { otlpSpanExporter, traceRequestEncoder } from './exporter.ts';
 import { tracingFeature } from './feature.ts';
+import { traceLinks } from './links.ts';
 import type { AttrValue } from './proto-writer.ts';
 import { resourceOf } from './resource.ts';
 import { SpanQueue } from './spans.ts';
@@ -27,8 +28,10 @@ export async function startTracing(config: TelemetryConfig, deps: TelemetryDeps)
   }
   const encode = traceRequestEncoder(attrs, { name: 'switchyard', version: gatewayVersion() });
   const queue = new SpanQueue(await otlpSpanExporter(config, encode), deps);
+  const sampling = samplingOf(config);
   return {
-    feature: tracingFeature(samplingOf(config), queue, new Set(config.noPropagation), config, deps),
+    feature: tracingFeature(sampling, queue, new Set(config.noPropagation), config, deps),
+    links: traceLinks(sampling, queue, deps),
     flush: () => queue.flush(),
     shutdown: () => queue.shutdown(),
   };

@@ -1,5 +1,6 @@
 // What the gateway is handed when tracing starts, and what it hands the feature.
 import type { PipelineFeature } from '../pipeline/hooks.ts';
+import type { TraceLinks } from '../ports/trace-links.ts';
 
 /** A caller's span, from its `traceparent`. */
 export interface RemoteParent {
@@ -19,6 +20,8 @@ export const TRACING_NOTE = 'otel';
 export interface Telemetry {
   /** Registered first (app.ts), so its end-of-call work runs after every other feature's notes. */
   readonly feature: PipelineFeature;
+  /** Spans for work done after its call (batches, background responses, webhook deliveries). */
+  readonly links?: TraceLinks;
   /** Exports what is queued now (spans, and metrics when they are on); resolves once the collector answered (or the export failed). */
   flush(): Promise<void>;
   /** Exports what is still queued, then stops the exporter. */

@@ -13,25 +13,40 @@ export const PER_MESSAGE_TOKENS = 4;
 /** Reply priming plus the system section's own wrapper. */
 export const PER_REQUEST_TOKENS = 3;
 
-function blockTokens(block: Block): number {
+/** Counts what `text` says each text costs, the same way for both estimates. */
+function blockTokens(block: Block, text: (s: string) => number): number {
   switch (block.type) {
     case 'text':
-      return estimateTextTokens(block.text);
+      return text(block.text);
     case 'image':
       return IMAGE_TOKENS;
     case 'tool_use':
-      return estimateTextTokens(block.name) + estimateTextTokens(JSON.stringify(block.input));
+      return text(block.name) + text(JSON.stringify(block.input));
     case 'tool_result': {
       let n = 0;
-      for (const part of block.content) n += blockTokens(part);
+      for (const part of block.content) n += blockTokens(part, text);
       return n;
     }
     case 'thinking':
-      return estimateTextTokens(block.thinking);
+      return text(block.thinking);
     case 'redacted_thinking':
       // Opaque encrypted payload: its length says little about the tokens it stands for.
       return 0;
   }
+}
+
+/** System text, every message block, tool schemas as JSON, a flat figure per image and per message. */
+function requestTokens(req: ChatRequest, text: (s: string) => number): number {
+  let n = PER_REQUEST_TOKENS;
+  for (const block of req.system) n += text(block.text);
+  for (const message of req.messages) {
+    n += PER_MESSAGE_TOKENS;
+    for (const block of message.content) n += blockTokens(block, text);
+  }
+  for (const tool of req.tools) {
+    n += text(JSON.stringify({ name: tool.name, description: tool.description ?? '', parameters: tool.inputSchema }));
+  }
+  return n;
 }
 
 /**
@@ -39,18 +54,7 @@ function blockTokens(block: Block): number {
  * figure per image and a small per-message overhead. An estimate, not the upstream's count.
  */
 export function estimateRequestTokens(req: ChatRequest): number {
-  let n = PER_REQUEST_TOKENS;
-  for (const block of req.system) n += estimateTextTokens(block.text);
-  for (const message of req.messages) {
-    n += PER_MESSAGE_TOKENS;
-    for (const block of message.content) n += blockTokens(block);
-  }
-  for (const tool of req.tools) {
-    n += estimateTextTokens(
-      JSON.stringify({ name: tool.name, description: tool.description ?? '', parameters: tool.inputSchema }),
-    );
-  }
-  return n;
+  return requestTokens(req, estimateTextTokens);
 }
 
 /** UTF-8 bytes per token assumed by `quickRequestTokens`: English runs about 4, so this leans high. */
@@ -60,26 +64,6 @@ function quickText(text: string): number {
   return Math.ceil(Buffer.byteLength(text, 'utf8') / QUICK_BYTES_PER_TOKEN);
 }
 
-function quickBlock(block: Block): number {
-  switch (block.type) {
-    case 'text':
-      return quickText(block.text);
-    case 'image':
-      return IMAGE_TOKENS;
-    case 'tool_use':
-      return quickText(block.name) + quickText(JSON.stringify(block.input));
-    case 'tool_result': {
-      let n = 0;
-      for (const part of block.content) n += quickBlock(part);
-      return n;
-    }
-    case 'thinking':
-      return quickText(block.thinking);
-    case 'redacted_thinking':
-      return 0;
-  }
-}
-
 /**
  * Prompt size without the tokenizer: a third of the UTF-8 bytes, plus the same per-message and
  * per-image figures as `estimateRequestTokens`. Above the real count for most text (which is why
@@ -87,16 +71,5 @@ function quickBlock(block: Block): number {
  * collection of a busy gateway slower.
  */
 export function quickRequestTokens(req: ChatRequest): number {
-  let n = PER_REQUEST_TOKENS;
-  for (const block of req.system) n += quickText(block.text);
-  for (const message of req.messages) {
-    n += PER_MESSAGE_TOKENS;
-    for (const block of message.content) n += quickBlock(block);
-  }
-  for (const tool of req.tools) {
-    n += quickText(
-      JSON.stringify({ name: tool.name, description: tool.description ?? '', parameters: tool.inputSchema }),
-    );
-  }
-  return n;
+  return requestTokens(req, quickText);
 }

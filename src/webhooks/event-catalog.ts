@@ -9,6 +9,12 @@ import { DOMAIN_EVENT_TYPES, type DomainEventType } from '../ports/domain-events
 
 const EXAMPLE_TIME = '2025-06-01T12:00:00.000Z';
 
+// Events about the same record show the same record (examples are cloned on the way out).
+const ROUTING_CONFIG = { id: 'rc_01jx2m8d1q', slug: 'support-bot', version: 4 } as const;
+const PROVIDER = { id: 'prov_01jx2m9f4k', vendor: 'anthropic', name: 'anthropic-prod' } as const;
+const PROJECT = { id: 'proj_01jx2m7z9c', slug: 'support', name: 'Support' } as const;
+const API_KEY = { id: 'key_01jx2ma3t0', name: 'ci', project_id: 'proj_01jx2m7z9c' } as const;
+
 const CATALOG = {
   'routing_config.created': {
     description: 'A routing config was created (its first version).',
@@ -16,11 +22,11 @@ const CATALOG = {
   },
   'routing_config.updated': {
     description: 'A routing config was updated; the new version is now current.',
-    example: { id: 'rc_01jx2m8d1q', slug: 'support-bot', version: 4 },
+    example: ROUTING_CONFIG,
   },
   'routing_config.deleted': {
     description: 'A routing config was soft-deleted; its slug is free again.',
-    example: { id: 'rc_01jx2m8d1q', slug: 'support-bot', version: 4 },
+    example: ROUTING_CONFIG,
   },
   'routing_config.restored': {
     description: 'An earlier version of a routing config was restored as a new current version.',
@@ -28,23 +34,21 @@ const CATALOG = {
   },
   'provider.created': {
     description: 'A provider credential was added.',
-    example: { id: 'prov_01jx2m9f4k', vendor: 'anthropic', name: 'anthropic-prod' },
+    example: PROVIDER,
   },
   'provider.rotated': {
     description: "A provider credential's key was replaced after verification.",
-    example: { id: 'prov_01jx2m9f4k', vendor: 'anthropic', name: 'anthropic-prod' },
+    example: PROVIDER,
   },
   'provider.deleted': {
     description: 'A provider credential was deleted.',
-    example: { id: 'prov_01jx2m9f4k', vendor: 'anthropic', name: 'anthropic-prod' },
+    example: PROVIDER,
   },
   'provider.health_changed': {
     description:
       "A provider credential's circuit breaker changed state: `cooling_down` after repeated failures (its calls go to the vendor's other credentials), `healthy` again after a call succeeds.",
     example: {
-      id: 'prov_01jx2m9f4k',
-      vendor: 'anthropic',
-      name: 'anthropic-prod',
+      ...PROVIDER,
       previous: 'healthy',
       current: 'cooling_down',
       cooldown_until: '2025-06-01T12:00:30.000Z',
@@ -52,29 +56,27 @@ const CATALOG = {
   },
   'project.created': {
     description: 'A project was created.',
-    example: { id: 'proj_01jx2m7z9c', slug: 'support', name: 'Support' },
+    example: PROJECT,
   },
   'project.deleted': {
     description: 'A project was soft-deleted; its API keys were revoked.',
-    example: { id: 'proj_01jx2m7z9c', slug: 'support', name: 'Support' },
+    example: PROJECT,
   },
   'api_key.created': {
     description: 'An API key was created (the key itself is never sent).',
-    example: { id: 'key_01jx2ma3t0', name: 'ci', project_id: 'proj_01jx2m7z9c' },
+    example: API_KEY,
   },
   'api_key.rotated': {
     description:
       'An API key was rotated: it has a new plaintext, and the old one works until `previous_key_expires_at` (null: refused at once). Neither plaintext is ever sent.',
     example: {
-      id: 'key_01jx2ma3t0',
-      name: 'ci',
-      project_id: 'proj_01jx2m7z9c',
+      ...API_KEY,
       previous_key_expires_at: '2025-06-02T12:00:00.000Z',
     },
   },
   'api_key.revoked': {
     description: 'An API key was revoked, directly or because its project was deleted.',
-    example: { id: 'key_01jx2ma3t0', name: 'ci', project_id: 'proj_01jx2m7z9c' },
+    example: API_KEY,
   },
   'budget.threshold_reached': {
     description: "Spending crossed one of a budget's alert thresholds in the current period.",

@@ -9,16 +9,17 @@ import { runEvery } from '../jobs/recurring.ts';
 import type { JobRunner } from '../jobs/runner.ts';
 import { type Job, RetryAt } from '../jobs/types.ts';
 import type { DomainEvent } from '../ports/domain-events.ts';
+import type { LinkedSpan, TraceLinks } from '../ports/trace-links.ts';
+import type { CredentialStore } from '../store/credentials.ts';
 import type { Db } from '../store/db.ts';
 import type { NewJob } from '../store/jobs.ts';
 import { EVENT_DISPATCH_JOB, recordEvents } from '../store/outbox.ts';
-import type { ProviderStore } from '../store/providers.ts';
 import type { DeliveryRecord, WebhookDeliveryStore } from '../store/webhook-deliveries.ts';
 import type { WebhookEndpointRecord, WebhookEndpointStore } from '../store/webhook-endpoints.ts';
 import { isRecord } from '../util/json.ts';
 import { exampleEvent, matches } from './event-catalog.ts';
 import { maxAttempts, retryDelayMs } from './retry-schedule.ts';
-import { WebhookSender } from './sender.ts';
+import { type AttemptResult, WebhookSender } from './sender.ts';
 import { sign } from './signing.ts';
 import { checkEndpointUrl } from './url-policy.ts';
 
@@ -36,7 +37,7 @@ export interface WebhookDeps {
   db: Db;
   endpoints: WebhookEndpointStore;
   deliveries: WebhookDeliveryStore;
-  providers: Pick<ProviderStore, 'get'>;
+  credentials: Pick<CredentialStore, 'get'>;
   secrets: SecretBox;
   logger: Logger;
 }
@@ -47,6 +48,34 @@ export interface WebhookOptions {
   retrySchedule: readonly number[];
   /** Per attempt (default 10 s). */
   timeoutMs?: number;
+}
+
+/** An attempt's client span in the HTTP client conventions; the URL's path and query are not recorded (they may hold a token). */
+function endAttemptSpan(
+  span: LinkedSpan,
+  url: string,
+  delivery: DeliveryRecord,
+  attempt: number,
+  result: AttemptResult,
+): void {
+  const u = new URL(url);
+  const ok = result.status !== null && result.status >= 200 && result.status < 300;
+  span.end(
+    {
+      'http.request.method': 'POST',
+      'server.address': u.hostname,
+      'server.port': u.port === '' ? (u.protocol === 'https:' ? 443 : 80) : Number(u.port),
+      'url.scheme': u.protocol.slice(0, -1),
+      'http.response.status_code': result.status,
+      'http.request.resend_count': attempt > 1 ? attempt - 1 : undefined,
+      'switchyard.webhook.delivery_id': delivery.id,
+      'switchyard.webhook.endpoint_id': delivery.endpointId,
+      'switchyard.webhook.event_id': delivery.eventId,
+      'switchyard.webhook.event_type': delivery.eventType,
+      'switchyard.org_id': delivery.orgId,
+    },
+    ok ? undefined : result.status !== null ? String(result.status) : 'no_answer',
+  );
 }
 
 const secretAad = (orgId: string, endpointId: string) => `webhook:${orgId}:${endpointId}`;
@@ -61,6 +90,8 @@ export class Webhooks {
   readonly #deps: WebhookDeps;
   readonly #opts: WebhookOptions;
   readonly #sender: WebhookSender;
+  /** Set by the app when tracing is on: each attempt is then a client span linked to the event's call. */
+  traceLinks: TraceLinks | undefined;
 
   constructor(deps: WebhookDeps, opts: WebhookOptions) {
     this.#deps = deps;
@@ -118,7 +149,7 @@ export class Webhooks {
   /** Emits `provider.health_changed` for a credential breaker transition; never throws. */
   credentialHealthChanged(orgId: string, credentialId: string, coolingDown: boolean, until: number): void {
     const run = async () => {
-      const p = await this.#deps.providers.get(orgId, credentialId);
+      const p = await this.#deps.credentials.get(orgId, credentialId);
       if (!p) return;
       const [previous, current] = coolingDown ? ['healthy', 'cooling_down'] : ['cooling_down', 'healthy'];
       await recordEvents(this.#deps.db, [
@@ -165,7 +196,7 @@ export class Webhooks {
     const found = await deliveries.forSend(deliveryId);
     // Delivered already: a run whose completion was lost (crash after the 2xx was recorded).
     if (!found || found.delivery.status === 'delivered') return;
-    const { delivery, body } = found;
+    const { delivery, body, traceLink } = found;
     const endpoint = await endpoints.get(delivery.orgId, delivery.endpointId);
     // Nothing to retry when the endpoint is gone or its address is now refused by policy.
     if (!endpoint) return this.#giveUp(deliveryId, 'endpoint not found');
@@ -176,7 +207,12 @@ export class Webhooks {
       { id: delivery.eventId, timestamp: Math.floor(startedAt / 1000), body },
       this.signingSecrets(endpoint, startedAt),
     );
-    const result = await this.#sender.post(endpoint.url, { ...headers }, body, signal);
+    const span = this.traceLinks?.startLinked('POST', 'client', traceLink);
+    // The receiver may continue the attempt's trace, as an upstream continues a call's.
+    const sent: Record<string, string> =
+      span === undefined ? { ...headers } : { ...headers, traceparent: span.traceparent };
+    const result = await this.#sender.post(endpoint.url, sent, body, signal);
+    if (span !== undefined) endAttemptSpan(span, endpoint.url, delivery, job.attempt, result);
     const ok = result.status !== null && result.status >= 200 && result.status < 300;
     const last = job.attempt >= job.maxAttempts;
     const delay = ok || last ? null : retryDelayMs(job.attempt, this.#opts.retrySchedule);

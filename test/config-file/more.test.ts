@@ -189,3 +189,30 @@ test('config plan exits 2 then 0, and apply reaches a running gateway on the sam
     await proc.stop();
   }
 });
+
+test("a key's allowed_tools applies from the file, plans to nothing again, and a change is one update", async () => {
+  const svc = gw.app.svc;
+  const org = await orgId();
+  const text = (tools: string) => `
+api_keys:
+  - name: agent-tools
+    sha256: ${'ab'.repeat(32)}
+    allowed_tools: [${tools}]
+`;
+  await applyPlan(await makePlan(svc, org, readConfigFile(write('tools.yaml', text("'memory__*'")))));
+  const find = async () =>
+    (await svc.stores.orgKeys.listKeys(org, { limit: 200 })).find((k) => k.name === 'agent-tools');
+  assert.deepEqual((await find())?.allowedTools, ['memory__*']);
+  assert.equal(planSize(await makePlan(svc, org, readConfigFile(join(dir, 'tools.yaml')))), 0);
+  const changed = await makePlan(
+    svc,
+    org,
+    readConfigFile(write('tools2.yaml', text("'memory__*', 'everything__echo'"))),
+  );
+  assert.deepEqual(
+    changed.changes.map((c) => `${c.action}:${c.kind.type}:${c.key}`),
+    ['update:api_key:agent-tools'],
+  );
+  await applyPlan(changed);
+  assert.deepEqual((await find())?.allowedTools, ['memory__*', 'everything__echo']);
+});

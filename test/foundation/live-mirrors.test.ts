@@ -279,7 +279,7 @@ for (const d of await dialects()) {
         );
         const box = new SecretBox(randomBytes(32));
         const credentials = new CredentialMirror(
-          { ...stores.providers, changedSince: (s) => hold.slow(stores.providers.changedSince(s)) },
+          { ...stores.credentials, changedSince: (s) => hold.slow(stores.credentials.changedSince(s)) },
           box,
           bus,
           logger,
@@ -306,7 +306,7 @@ for (const d of await dialects()) {
           assert.equal(projects.cached(pid)?.settings.log_bodies, false);
 
           const cid = newId('prov');
-          await stores.providers.create({
+          await stores.credentials.create({
             id: cid,
             orgId: 'org_a',
             vendor: 'openai',
@@ -318,7 +318,7 @@ for (const d of await dialects()) {
           const h2 = hold.arm();
           const poll2 = credentials.refresh();
           await h2.reached;
-          await stores.providers.update('org_a', cid, {
+          await stores.credentials.update('org_a', cid, {
             keyCiphertext: box.encrypt('sk-new', credentialAad('org_a', cid)),
           });
           h2.release();
@@ -328,7 +328,7 @@ for (const d of await dialects()) {
           const h3 = hold.arm();
           const poll3 = credentials.refresh();
           await h3.reached;
-          await stores.providers.softDelete('org_a', cid);
+          await stores.credentials.softDelete('org_a', cid);
           h3.release();
           await poll3;
           assert.equal(credentials.get('org_a', cid), undefined);
@@ -362,7 +362,7 @@ for (const d of await dialects()) {
         const box = new SecretBox(randomBytes(32));
         const configs = new RoutingConfigMirror(stores.routingConfigs, bus, compile, logger, INTERVAL_MS);
         const principals = new PrincipalMirror(stores.orgKeys, bus, logger, INTERVAL_MS);
-        const credentials = new CredentialMirror(stores.providers, box, bus, logger, INTERVAL_MS);
+        const credentials = new CredentialMirror(stores.credentials, box, bus, logger, INTERVAL_MS);
         const projects = new ProjectMirror(stores.projects, bus, logger, INTERVAL_MS);
         const elsewhere = other.stores;
         // A poll runs every 100 ms; the bound leaves room for a loaded machine.
@@ -390,7 +390,7 @@ for (const d of await dialects()) {
           await within(bound, () => principals.authenticate('sy-elsewhere-revoked') === undefined);
 
           const cid = newId('prov');
-          await elsewhere.providers.create({
+          await elsewhere.credentials.create({
             id: cid,
             orgId: 'o',
             vendor: 'anthropic',
@@ -400,7 +400,7 @@ for (const d of await dialects()) {
             keyCiphertext: box.encrypt('sk-ant-1', credentialAad('o', cid)),
           });
           await within(bound, () => credentials.forVendor('o', 'anthropic')[0]?.credential.apiKey === 'sk-ant-1');
-          await elsewhere.providers.update('o', cid, {
+          await elsewhere.credentials.update('o', cid, {
             keyCiphertext: box.encrypt('sk-ant-2', credentialAad('o', cid)),
           });
           await within(bound, () => credentials.get('o', cid)?.credential.apiKey === 'sk-ant-2');

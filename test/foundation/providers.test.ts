@@ -161,7 +161,7 @@ describe('providers', () => {
   test('the key is encrypted at rest and decrypted in the credential cache', async () => {
     const p = (await api('POST', '/manage/v1/providers', { vendor: 'together', api_key: 'tg-key-one-123456' }))
       .body as Provider;
-    const row = await gw.app.svc.stores.providers.get(gw.app.svc.bootstrap.orgId, p.id);
+    const row = await gw.app.svc.stores.credentials.get(gw.app.svc.bootstrap.orgId, p.id);
     assert.ok(row);
     assert.ok(!row.keyCiphertext.includes('tg-key-one'));
     assert.match(row.keyCiphertext, /^v1:/);

@@ -35,7 +35,7 @@ for (const d of await dialects()) {
           return k ? (k.revokedAt ? 'revoked' : 'active') : 'missing';
         }
         case 'credential': {
-          const p = await stores.providers.get(ev.orgId, ev.id);
+          const p = await stores.credentials.get(ev.orgId, ev.id);
           return p ? (p.deletedAt ? 'deleted' : `name=${p.name}`) : 'missing';
         }
         case 'project': {
@@ -119,7 +119,7 @@ for (const d of await dialects()) {
 
     test('provider credentials: create, rotate, delete', async () => {
       const id = newId('prov');
-      await stores.providers.create({
+      await stores.credentials.create({
         id,
         orgId: 'org_a',
         vendor: 'openai',
@@ -128,9 +128,9 @@ for (const d of await dialects()) {
         baseUrl: null,
         keyCiphertext: 'v1:x',
       });
-      await stores.providers.update('org_a', id, { keyCiphertext: 'v1:y', name: 'two' });
-      await stores.providers.softDelete('org_a', id);
-      await stores.providers.update('org_a', id, { name: 'three' });
+      await stores.credentials.update('org_a', id, { keyCiphertext: 'v1:y', name: 'two' });
+      await stores.credentials.softDelete('org_a', id);
+      await stores.credentials.update('org_a', id, { name: 'three' });
       assert.deepEqual(drain(), [
         `credential:${id}:org_a:name=one`,
         `credential:${id}:org_a:name=two`,

@@ -67,7 +67,7 @@ for (const d of await dialects()) {
     });
 
     test('providers: create, list, atomic key update, soft delete, references hook', async () => {
-      const s = t.handle.stores.providers;
+      const s = t.handle.stores.credentials;
       const id = newId('prov');
       const p = await s.create({
         id,

@@ -21,13 +21,15 @@ function cli(...args: string[]) {
   return { status: r.status, stdout: String(r.stdout), stderr: String(r.stderr) };
 }
 
-test('keys create takes --allowed-models, --expires-at and --metadata; keys rotate keeps the old key for the grace', async () => {
+test('keys create takes --allowed-models, --allowed-tools, --expires-at and --metadata; keys rotate keeps the old key for the grace', async () => {
   const made = cli(
     'create',
     '--name',
     'cli-limited',
     '--allowed-models',
     'gpt-4o*, @support-*',
+    '--allowed-tools',
+    'memory__*',
     '--expires-at',
     '2099-01-01T00:00:00Z',
     '--metadata',
@@ -40,8 +42,9 @@ test('keys create takes --allowed-models, --expires-at and --metadata; keys rota
   const keyId = meta?.split('\t')[0] ?? '';
   const me = await call({ url: gw.url, adminKey: plaintext }, 'GET', '/manage/v1/me');
   assert.equal(me.status, 200, me.text);
-  const body = me.body as { allowed_models: string[]; expires_at: string };
+  const body = me.body as { allowed_models: string[]; allowed_tools: string[]; expires_at: string };
   assert.deepEqual(body.allowed_models, ['gpt-4o*', '@support-*']);
+  assert.deepEqual(body.allowed_tools, ['memory__*']);
   assert.equal(body.expires_at, '2099-01-01T00:00:00.000Z');
   const listed = (await call(gw, 'GET', '/manage/v1/api-keys?limit=200')).body as {
     data: Array<{ id: string; metadata: unknown }>;

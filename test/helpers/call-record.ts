@@ -15,7 +15,7 @@ export function callRecord(over: Partial<CallRecord> = {}): CallRecord {
     conversationId: null,
     modelRequested: 'openai/gpt-4o-mini',
     modelUsed: 'gpt-4o-mini',
-    provider: 'openai',
+    vendor: 'openai',
     credentialId: null,
     status: 200,
     latencyMs: 100,

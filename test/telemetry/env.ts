@@ -4,6 +4,7 @@ import { rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
+import type { Config } from '../../src/config.ts';
 import { type FakeUpstream, startFakeUpstream } from '../../tools/fake-upstream/server.ts';
 import { tempDataDir } from '../helpers/dialects.ts';
 import { fakeKeyVerifier } from '../helpers/gateway.ts';
@@ -19,11 +20,15 @@ export interface TracedGateway {
 const ADMIN_KEY = 'sy-test-admin-key-0123456789';
 
 /** A gateway reading `env` as its environment, with the fake upstream's vendors stored as providers. */
-export async function startTracedGateway(env: NodeJS.ProcessEnv, fake: FakeUpstream): Promise<TracedGateway> {
+export async function startTracedGateway(
+  env: NodeJS.ProcessEnv,
+  fake: FakeUpstream,
+  config: Partial<Config> = {},
+): Promise<TracedGateway> {
   const dataDir = tempDataDir();
   const app = await buildApp({
     env,
-    config: { dataDir, port: 0, host: '127.0.0.1', adminKey: ADMIN_KEY, logLevel: 'silent' },
+    config: { dataDir, port: 0, host: '127.0.0.1', adminKey: ADMIN_KEY, logLevel: 'silent', ...config },
     keyVerifier: fakeKeyVerifier,
   });
   await app.listen({ port: 0, host: '127.0.0.1' });

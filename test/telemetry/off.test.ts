@@ -50,6 +50,31 @@ it('without an OTLP endpoint no OpenTelemetry SDK package is loaded and the pipe
       .create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })
       .withResponse();
     assert.equal(response.headers.get('traceparent'), null);
+    // A batch run by the gateway: its create call answers without a traceparent and stores a null link.
+    const { default: Anthropic } = await import('@anthropic-ai/sdk');
+    const anthropic = new Anthropic({ apiKey: gw.adminKey, baseURL: `${gw.url}/beta`, maxRetries: 0 });
+    const created = await anthropic.messages.batches
+      .create({
+        requests: [
+          {
+            custom_id: 'a',
+            params: { model: 'openai/gpt-4o-mini', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] },
+          },
+        ],
+      })
+      .withResponse();
+    assert.equal(created.response.headers.get('traceparent'), null);
+    assert.equal((await gw.app.svc.stores.batches.getById(created.data.id))?.traceLink, null);
+    for (
+      let i = 0;
+      i < 200 && (await anthropic.messages.batches.retrieve(created.data.id)).processing_status !== 'ended';
+      i++
+    )
+      await new Promise((r) => setTimeout(r, 50));
+    const ended = await anthropic.messages.batches.retrieve(created.data.id);
+    assert.equal(ended.request_counts.succeeded, 1, 'the item ran, with no tracing work');
+    assert.equal(gw.app.svc.hooks.traceLinks, undefined);
+    assert.equal(gw.app.svc.webhooks.traceLinks, undefined);
     assert.deepEqual(otelPackages(await loadedModules()), []);
     assert.ok(
       (await loadedModules()).some((m) => m.includes('/src/pipeline/chat.ts')),

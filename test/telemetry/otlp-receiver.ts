@@ -16,8 +16,10 @@ export interface ReceivedSpan {
   /** Empty for a root span. */
   parentSpanId: string;
   name: string;
-  /** OTLP SpanKind: 2 server, 3 client. */
+  /** OTLP SpanKind: 1 internal, 2 server, 3 client, 5 consumer. */
   kind: number;
+  /** The spans this one links to (work created by another call). */
+  links: Array<{ traceId: string; spanId: string }>;
   attributes: Record<string, AttrValue>;
   /** OTLP status code: 0 unset, 1 ok, 2 error. */
   status: number;
@@ -48,6 +50,7 @@ interface PbSpan {
   endTimeUnixNano: number | { toString(): string };
   attributes?: PbKeyValue[] | null;
   status?: { code?: number | null } | null;
+  links?: Array<{ traceId: Uint8Array; spanId: Uint8Array }> | null;
 }
 interface PbRequest {
   resourceSpans?: Array<{
@@ -144,6 +147,7 @@ export function decodeTraces(body: Uint8Array): ReceivedSpan[] {
           parentSpanId: hex(s.parentSpanId),
           name: s.name,
           kind: s.kind,
+          links: (s.links ?? []).map((l) => ({ traceId: hex(l.traceId), spanId: hex(l.spanId) })),
           attributes: attrs(s.attributes),
           status: s.status?.code ?? 0,
           startNs: BigInt(s.startTimeUnixNano.toString()),

@@ -231,6 +231,42 @@ describe('OpenTelemetry traces', () => {
     assert.equal(sent[0].headers.traceparent, undefined);
   });
 
+  it("a key under a rate limit: the answer has both the rate-limit headers and the call's traceparent; a refusal's span says which limit", async () => {
+    const k = await manage(gw, 'POST', '/manage/v1/api-keys', { name: 'limited', rate_limits: { rpm: 1 } });
+    assert.equal(k.status, 201, k.text);
+    const limited = new OpenAI({
+      apiKey: (JSON.parse(k.text) as { key: string }).key,
+      baseURL: `${gw.url}/alpha/v1`,
+      maxRetries: 0,
+    });
+    const caller = callerTraceparent();
+    const { response } = await limited.chat.completions
+      .create(
+        { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+        { headers: { traceparent: caller.header } },
+      )
+      .withResponse();
+    assert.equal(response.headers.get('x-ratelimit-limit-requests'), '1');
+    assert.equal(traceIdOf(response.headers.get('traceparent')), caller.traceId);
+
+    const refused = callerTraceparent();
+    const err = await limited.chat.completions
+      .create(
+        { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'again' }] },
+        { headers: { traceparent: refused.header } },
+      )
+      .then(
+        () => assert.fail('expected the second call in the minute to be refused'),
+        (e: unknown) => e as InstanceType<typeof OpenAI.APIError>,
+      );
+    assert.equal(err.status, 429);
+    const spans = await receiver.waitFor((all) => all.some((s) => s.traceId === refused.traceId));
+    const server = spans.find((s) => s.traceId === refused.traceId) as ReceivedSpan;
+    assert.equal(server.attributes['switchyard.limits.refused_by'], 'rpm');
+    assert.equal(server.attributes['switchyard.limits.scope'], 'api_key');
+    assert.equal(server.attributes['error.type'], 'rate_limit_exceeded');
+  });
+
   it('a refused call has error.type on its span and a traceparent on its answer', async () => {
     const caller = callerTraceparent();
     const err = await openai.chat.completions

@@ -125,7 +125,7 @@ export interface paths {
     delete: operations['revoke_api_key'];
     options?: never;
     head?: never;
-    /** Rename an API key or set its role, rate limits, allowed models, expiry or metadata (null removes one); applies to the key's next call */
+    /** Rename an API key or set its role, rate limits, allowed models, allowed MCP tools, expiry or metadata (null removes one); applies to the key's next call */
     patch: operations['update_api_key'];
     trace?: never;
   };
@@ -762,7 +762,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Set the glob patterns over <server>__<tool> a key may see and call through /mcp/v1 (null: every tool) */
+    /** Set the glob patterns over <server>__<tool> a key may see and call through /mcp/v1 (null: every tool); an alias of PATCH /manage/v1/api-keys/{key_id} with allowed_tools */
     post: operations['set_api_key_allowed_tools'];
     delete?: never;
     options?: never;
@@ -886,6 +886,557 @@ export interface components {
         code?: string | null;
       };
     };
+    Project: {
+      id: string;
+      /** @constant */
+      object: 'project';
+      managed_by: 'config' | null;
+      name: string;
+      slug: string;
+      description: string | null;
+      settings: {
+        log_bodies: boolean;
+        rate_limits: components['schemas']['RateLimits'] | null;
+        end_user_rate_limits: components['schemas']['EndUserRateLimits'] | null;
+        semantic_cache: {
+          /** @description Consult the cache for this project (default false) */
+          enabled: boolean;
+          /** @description semantic: exact tier, then the nearest prompt; exact: identical requests only; shadow: answer upstream, record would-be hits */
+          mode: 'semantic' | 'exact' | 'shadow';
+          /** @description Cosine similarity a semantic neighbour needs (0-1, default 0.95) */
+          similarity_threshold: number;
+          /** @description Entry lifetime (default 3600, at most 30 days) */
+          ttl_seconds: number;
+          /** @description Higher temperatures skip the cache; unset counts as 0 (default 0.7) */
+          max_temperature: number;
+          /** @description Longer conversations skip the semantic tier (default 1) */
+          max_messages: number;
+          /** @description "local", "<vendor>/<embedding model>" or "@<config slug>" */
+          embedder: string;
+          /** @description end_user: entries are shared only between calls of the same end user */
+          scope: 'project' | 'end_user';
+          /** @description Entries kept per project; least recently used go first (default 10000) */
+          max_entries: number;
+        };
+        list_models: boolean;
+      };
+      /** @description ISO-8601 UTC timestamp */
+      created_at: string;
+      /** @description ISO-8601 UTC timestamp */
+      updated_at: string;
+      deleted_at: string | null;
+    };
+    Guardrail: {
+      id: string;
+      /** @constant */
+      object: 'guardrail';
+      managed_by: 'config' | null;
+      name: string;
+      scope: components['schemas']['CreateGuardrailScope'];
+      /** @description enforce: verdicts change calls; shadow: verdicts are only recorded */
+      mode: 'enforce' | 'shadow';
+      checks: components['schemas']['Checks'][];
+      /** @description ISO-8601 UTC timestamp */
+      created_at: string;
+      /** @description ISO-8601 UTC timestamp */
+      updated_at: string;
+      deleted_at: string | null;
+    };
+    Budget: {
+      id: string;
+      /** @constant */
+      object: 'budget';
+      managed_by: 'config' | null;
+      name: string;
+      scope: components['schemas']['Scope'];
+      /**
+       * @description UTC calendar period (weeks start on Monday); total never resets
+       * @enum {string}
+       */
+      period: 'daily' | 'weekly' | 'monthly' | 'total';
+      limit_usd: number;
+      thresholds: number[];
+      /**
+       * @description block: calls over the limit get 402; alert_only: webhooks only
+       * @enum {string}
+       */
+      action: 'block' | 'alert_only';
+      models: string[] | null;
+      /** @description Null for a per-member budget unless ?member= names one (see members), and after deletion */
+      status: components['schemas']['Status'] | null;
+      /** @description Per-member budgets: up to 20 members with spend this period, most spent first */
+      members?: {
+        member: string;
+        status: components['schemas']['Status'];
+      }[];
+      /** @description ISO-8601 UTC timestamp */
+      created_at: string;
+      /** @description ISO-8601 UTC timestamp */
+      updated_at: string;
+      deleted_at: string | null;
+    };
+    ApiKey: {
+      id: string;
+      /** @constant */
+      object: 'api_key';
+      managed_by: 'config' | null;
+      name: string;
+      project_id: string | null;
+      /** @description First characters of the key, for recognising it */
+      prefix: string;
+      /** @description admin: everything; developer: model calls, routing configs, budgets, webhooks and keys (of its project when bound to one), reads; viewer: read-only management, no model calls; inference: model calls only (a project key also reads its project's logs and analytics) */
+      role: 'admin' | 'developer' | 'viewer' | 'inference';
+      rate_limits: components['schemas']['CreateApiKeyRateLimits'] | null;
+      allowed_models: string[] | null;
+      allowed_tools: string[] | null;
+      expires_at: string | null;
+      metadata: {
+        [key: string]: string;
+      } | null;
+      last_used_at: string | null;
+      previous_key_expires_at: string | null;
+      /** @description ISO-8601 UTC timestamp */
+      created_at: string;
+      revoked_at: string | null;
+      /** @description The plaintext key. Returned only in this response. */
+      key: string;
+    };
+    ListApiKeysData: {
+      id: string;
+      /** @constant */
+      object: 'api_key';
+      managed_by: 'config' | null;
+      name: string;
+      project_id: string | null;
+      /** @description First characters of the key, for recognising it */
+      prefix: string;
+      /** @description admin: everything; developer: model calls, routing configs, budgets, webhooks and keys (of its project when bound to one), reads; viewer: read-only management, no model calls; inference: model calls only (a project key also reads its project's logs and analytics) */
+      role: 'admin' | 'developer' | 'viewer' | 'inference';
+      rate_limits: components['schemas']['CreateApiKeyRateLimits'] | null;
+      allowed_models: string[] | null;
+      allowed_tools: string[] | null;
+      expires_at: string | null;
+      metadata: {
+        [key: string]: string;
+      } | null;
+      last_used_at: string | null;
+      previous_key_expires_at: string | null;
+      /** @description ISO-8601 UTC timestamp */
+      created_at: string;
+      revoked_at: string | null;
+    };
+    Settings: {
+      /** @description Keep request/response bodies in request logs */
+      log_bodies?: boolean;
+      rate_limits?: components['schemas']['RateLimits'] | null;
+      end_user_rate_limits?: components['schemas']['EndUserRateLimits'] | null;
+      semantic_cache?: {
+        /** @description Consult the cache for this project (default false) */
+        enabled?: boolean;
+        /** @description semantic: exact tier, then the nearest prompt; exact: identical requests only; shadow: answer upstream, record would-be hits */
+        mode?: 'semantic' | 'exact' | 'shadow';
+        /** @description Cosine similarity a semantic neighbour needs (0-1, default 0.95) */
+        similarity_threshold?: number;
+        /** @description Entry lifetime (default 3600, at most 30 days) */
+        ttl_seconds?: number;
+        /** @description Higher temperatures skip the cache; unset counts as 0 (default 0.7) */
+        max_temperature?: number;
+        /** @description Longer conversations skip the semantic tier (default 1) */
+        max_messages?: number;
+        /** @description "local", "<vendor>/<embedding model>" or "@<config slug>" */
+        embedder?: string;
+        /** @description end_user: entries are shared only between calls of the same end user */
+        scope?: 'project' | 'end_user';
+        /** @description Entries kept per project; least recently used go first (default 10000) */
+        max_entries?: number;
+      } | null;
+      /** @description GET /v1/models lists the models this project's keys may call (default false) */
+      list_models?: boolean;
+    };
+    Model: {
+      /** @description As callers write it: `vendor/model` */
+      id: string;
+      /** @constant */
+      object: 'model';
+      vendor: string;
+      kind: 'chat' | 'embeddings' | 'images' | 'audio';
+      context_window: number | null;
+      max_output_tokens: number | null;
+      dimensions: number | null;
+      /** @description USD per 1M tokens, overrides applied; null where the model is not billed by tokens */
+      prices: {
+        input: number | null;
+        output: number | null;
+        cache_read: number | null;
+        cache_write: number | null;
+        /** @description The organization's own rates replace the list prices */
+        overridden: boolean;
+      };
+      media_prices: {
+        [key: string]: number;
+      } | null;
+      capabilities: {
+        tools: boolean;
+        vision: boolean;
+        json_schema: boolean;
+        thinking: boolean;
+        prompt_cache: boolean;
+        dimensions: boolean;
+      };
+      /** @description Active provider credentials that serve it (empty: not reachable) */
+      credentials: {
+        id: string;
+        name: string;
+      }[];
+      /** @description The caller's routing configs that name it (`@slug`) */
+      configs: string[];
+      /** @description Model aliases that stand for it */
+      aliases: string[];
+    };
+    Checks: {
+      type: 'pii' | 'regex' | 'keywords' | 'max_input_tokens' | 'max_messages' | 'webhook';
+      /** @description Where the check runs: the request, the answer (streams as they flow), or both */
+      stage: 'input' | 'output' | 'both';
+      /** @description block: refuse (400 guardrail_blocked); mask: replace matches; flag: record only */
+      action: 'block' | 'mask' | 'flag';
+      /** @description pii: the entity types to detect */
+      entities?: ('email' | 'phone' | 'credit_card' | 'iban' | 'us_ssn' | 'ip_address' | 'secret')[];
+      /** @description pii with action mask on the input: put the originals back into the caller's answer */
+      restore?: boolean;
+      /** @description regex: JavaScript regular expressions */
+      patterns?: string[];
+      /** @description regex: any of i, m, s, u */
+      flags?: string;
+      /** @description regex on the output: the longest text one match spans (the stream hold-back) */
+      max_match?: number;
+      /** @description keywords: whole-word, case-insensitive */
+      words?: string[];
+      /** @description max_input_tokens, max_messages: the most allowed */
+      limit?: number;
+      /** @description webhook: the http(s) URL that gets the POST */
+      url?: string;
+      /** @description webhook: how long to wait for the answer (default 500) */
+      timeout_ms?: number;
+      /** @description webhook: what a timeout, an error or a malformed answer counts as (default allow) */
+      on_error?: 'allow' | 'block';
+    };
+    User: {
+      /** @constant */
+      object: 'user';
+      id: string;
+      email: string | null;
+      name: string | null;
+      /** @description admin, developer, viewer or inference */
+      role: 'admin' | 'developer' | 'viewer' | 'inference';
+      /** @description 'claims': mapped from the identity provider at each sign-in; 'admin': set here, kept across sign-ins */
+      role_source: 'claims' | 'admin';
+      project_id: string | null;
+      /** @description False once deactivated: every session ended, sign-in refused */
+      active: boolean;
+      /** @description The identity provider's issuer */
+      issuer: string;
+      /** @description The provider's stable id for the person (sub) */
+      subject: string;
+      /** @description ISO-8601 UTC timestamp */
+      created_at: string;
+      /** @description ISO-8601 UTC timestamp */
+      updated_at: string;
+      last_sign_in_at: string | null;
+    };
+    WebhookEndpoint: {
+      id: string;
+      /** @constant */
+      object: 'webhook_endpoint';
+      managed_by: 'config' | null;
+      url: string;
+      description: string | null;
+      event_types: string[];
+      active: boolean;
+      disabled_reason: string | null;
+      failing_since: string | null;
+      previous_secret_expires_at: string | null;
+      /** @description ISO-8601 UTC timestamp */
+      created_at: string;
+      /** @description ISO-8601 UTC timestamp */
+      updated_at: string;
+      deleted_at: string | null;
+      /** @description whsec_... Returned only by create and rotate-secret. */
+      signing_secret: string;
+    };
+    Provider: {
+      id: string;
+      /** @constant */
+      object: 'provider';
+      managed_by: 'config' | null;
+      vendor: string;
+      name: string;
+      base_url: string | null;
+      weight: number;
+      status: string;
+      health: {
+        /** @description unknown (no call in the last hour), healthy, degraded or unhealthy: the success rate of the last 5 minutes, else of the last hour */
+        state: string;
+        p50_latency_ms: number | null;
+        /** @description ISO-8601 UTC timestamp */
+        last_check_at: string;
+        cooldown_until: string | null;
+      };
+      /** @description ISO-8601 UTC timestamp */
+      created_at: string;
+      /** @description ISO-8601 UTC timestamp */
+      updated_at: string;
+    };
+    McpServer: {
+      id: string;
+      /** @constant */
+      object: 'mcp_server';
+      name: string;
+      transport: 'streamable_http' | 'sse' | 'stdio';
+      url: string | null;
+      /** @description Headers sent to the server (values are never shown) */
+      header_names: string[];
+      command: string | null;
+      args: string[];
+      env_names: string[];
+      project_id: string | null;
+      allowed_tools: string[] | null;
+      rate_limits: {
+        rpm?: number;
+        concurrency?: number;
+      } | null;
+      enabled: boolean;
+      /** @description ISO-8601 UTC timestamp */
+      created_at: string;
+      /** @description ISO-8601 UTC timestamp */
+      updated_at: string;
+    };
+    ListWebhookEndpointsData: {
+      id: string;
+      /** @constant */
+      object: 'webhook_endpoint';
+      managed_by: 'config' | null;
+      url: string;
+      description: string | null;
+      event_types: string[];
+      active: boolean;
+      disabled_reason: string | null;
+      failing_since: string | null;
+      previous_secret_expires_at: string | null;
+      /** @description ISO-8601 UTC timestamp */
+      created_at: string;
+      /** @description ISO-8601 UTC timestamp */
+      updated_at: string;
+      deleted_at: string | null;
+    };
+    ListAuditLogsData: {
+      id: string;
+      /** @description ISO 8601 */
+      at: string;
+      actor: {
+        type: 'api_key' | 'user' | 'system';
+        id: string;
+        name: string | null;
+      };
+      /** @description <resource>.<verb>, e.g. routing_config.update */
+      action: string;
+      resource: {
+        type: string;
+        id: string | null;
+      };
+      /** @description JSON value (secrets redacted), or null */
+      before: unknown;
+      /** @description JSON value (secrets redacted), or null */
+      after: unknown;
+      request_id: string | null;
+      ip: string | null;
+      user_agent: string | null;
+      /** @description Position in the organization chain */
+      seq: number;
+      prev_hash: string;
+      /** @description SHA-256 over this entry and prev_hash */
+      hash: string;
+    };
+    RoutingConfig: {
+      id: string;
+      /** @constant */
+      object: 'routing_config';
+      managed_by: 'config' | null;
+      project_id: string | null;
+      name: string;
+      slug: string;
+      /** @description The value to send as `model`: "@<slug>" */
+      model: string;
+      strategy: string;
+      /** @description Strategy settings (see README "Routing configs") */
+      config: {
+        [key: string]: unknown;
+      };
+      embedding_dimensions: number | null;
+      version: number;
+      version_id: string;
+      /** @description ISO-8601 UTC timestamp */
+      created_at: string;
+      /** @description ISO-8601 UTC timestamp */
+      updated_at: string;
+      deleted_at: string | null;
+    };
+    WebhookDelivery: {
+      id: string;
+      /** @constant */
+      object: 'webhook_delivery';
+      endpoint_id: string;
+      /** @description Sent as webhook-id: the same on every attempt and replay */
+      event_id: string;
+      event_type: string;
+      status: 'pending' | 'delivered' | 'failed';
+      attempt_count: number;
+      response_status: number | null;
+      last_error: string | null;
+      next_attempt_at: string | null;
+      /** @description ISO-8601 UTC timestamp */
+      created_at: string;
+      /** @description ISO-8601 UTC timestamp */
+      updated_at: string;
+      delivered_at: string | null;
+    };
+    Series: {
+      /** @description ISO-8601 UTC timestamp */
+      bucket: string;
+      group?: string | null;
+      requests: number;
+      cost_usd: number;
+      input_tokens: number;
+      output_tokens: number;
+      errors: number;
+      p50_latency_ms: number | null;
+      p95_latency_ms: number | null;
+      p99_latency_ms: number | null;
+    };
+    CreateRoutingConfigRequest: {
+      project_id?: string | null;
+      projectId?: string | null;
+      name?: string;
+      slug?: string;
+      /** @description single, fallback, cost_optimized, latency_optimized, ensemble, ab_test, cascade, custom_rules */
+      strategy?: string;
+      /** @description Alias of strategy; fallback_chain means fallback */
+      policy?: string;
+      /** @description Strategy settings (see README "Routing configs") */
+      config?: {
+        [key: string]: unknown;
+      };
+      embedding_dimensions?: number | null;
+      embeddingDimensions?: number | null;
+    };
+    Totals: {
+      requests: number;
+      cost_usd: number;
+      error_rate: number;
+      errors: number;
+      input_tokens: number;
+      output_tokens: number;
+      p50_latency_ms: number | null;
+      p95_latency_ms: number | null;
+      p99_latency_ms: number | null;
+    };
+    RoutingConfigVersion: {
+      id: string;
+      /** @constant */
+      object: 'routing_config_version';
+      config_id: string;
+      version: number;
+      current: boolean;
+      name: string;
+      strategy: string;
+      /** @description Strategy settings (see README "Routing configs") */
+      config: {
+        [key: string]: unknown;
+      };
+      embedding_dimensions: number | null;
+      restored_from: number | null;
+      /** @description ISO-8601 UTC timestamp */
+      created_at: string;
+    };
+    ModelPrice: {
+      /** @description The priced model, `vendor/<catalog id>` */
+      id: string;
+      /** @constant */
+      object: 'model_price';
+      managed_by: 'config' | null;
+      model: string;
+      input: number;
+      output: number;
+      cache_read: number | null;
+      cache_write: number | null;
+      created_at: string;
+      updated_at: string;
+    };
+    Scope: {
+      /**
+       * @description What the budget covers; org = every call of the organization
+       * @enum {string}
+       */
+      type: 'org' | 'project' | 'api_key' | 'end_user' | 'tag' | 'key_metadata';
+      /** @description project, api_key, end_user: the one project, key or end user covered; omitted = each one separately */
+      id?: string;
+      /** @description tag: the `key=value` pair covered; key_metadata: the `name=value` pair of API key metadata whose keys are covered; omitted = each pair separately */
+      value?: string;
+    };
+    Status: {
+      spent_usd: number;
+      /** @description Held by calls in flight */
+      reserved_usd: number;
+      remaining_usd: number;
+      /** @description ISO-8601 UTC timestamp */
+      period_start: string;
+      period_end: string | null;
+      exceeded: boolean;
+      /** @description Spend projected linearly to the period's end */
+      forecast_usd: number;
+    };
+    /** @description Limits applied to each end user (svc:end_user / X-Svc-User-Id) separately; null removes them */
+    EndUserRateLimits: {
+      /** @description Requests per minute */
+      rpm?: number;
+      /** @description Tokens per minute (input estimate plus max_tokens, corrected after the call) */
+      tpm?: number;
+      /** @description Requests in flight at once; a stream counts until it ends */
+      concurrency?: number;
+    };
+    ModelAlias: {
+      /** @description The alias name */
+      id: string;
+      /** @constant */
+      object: 'model_alias';
+      managed_by: 'config' | null;
+      name: string;
+      /** @description `@slug` or `vendor/model` */
+      model: string;
+      created_at: string;
+      updated_at: string;
+    };
+    /** @description Limits over every call of the project; null removes them */
+    RateLimits: {
+      /** @description Requests per minute */
+      rpm?: number;
+      /** @description Tokens per minute (input estimate plus max_tokens, corrected after the call) */
+      tpm?: number;
+      /** @description Requests in flight at once; a stream counts until it ends */
+      concurrency?: number;
+    };
+    CreateApiKeyRateLimits: {
+      /** @description Requests per minute */
+      rpm?: number;
+      /** @description Tokens per minute (input estimate plus max_tokens, corrected after the call) */
+      tpm?: number;
+      /** @description Requests in flight at once; a stream counts until it ends */
+      concurrency?: number;
+    };
+    CreateGuardrailScope: {
+      type: 'org' | 'project' | 'api_key' | 'routing_config';
+      /** @description The project, API key or routing config id; none for org */
+      id?: string;
+    };
   };
   responses: {
     /** @description Invalid request */
@@ -982,59 +1533,7 @@ export interface operations {
         };
         content: {
           'application/json': {
-            data: {
-              id: string;
-              /** @constant */
-              object: 'project';
-              name: string;
-              slug: string;
-              description: string | null;
-              settings: {
-                log_bodies: boolean;
-                rate_limits: {
-                  /** @description Requests per minute */
-                  rpm?: number;
-                  /** @description Tokens per minute (input estimate plus max_tokens, corrected after the call) */
-                  tpm?: number;
-                  /** @description Requests in flight at once; a stream counts until it ends */
-                  concurrency?: number;
-                } | null;
-                end_user_rate_limits: {
-                  /** @description Requests per minute */
-                  rpm?: number;
-                  /** @description Tokens per minute (input estimate plus max_tokens, corrected after the call) */
-                  tpm?: number;
-                  /** @description Requests in flight at once; a stream counts until it ends */
-                  concurrency?: number;
-                } | null;
-                semantic_cache: {
-                  /** @description Consult the cache for this project (default false) */
-                  enabled: boolean;
-                  /** @description semantic: exact tier, then the nearest prompt; exact: identical requests only; shadow: answer upstream, record would-be hits */
-                  mode: 'semantic' | 'exact' | 'shadow';
-                  /** @description Cosine similarity a semantic neighbour needs (0-1, default 0.95) */
-                  similarity_threshold: number;
-                  /** @description Entry lifetime (default 3600, at most 30 days) */
-                  ttl_seconds: number;
-                  /** @description Higher temperatures skip the cache; unset counts as 0 (default 0.7) */
-                  max_temperature: number;
-                  /** @description Longer conversations skip the semantic tier (default 1) */
-                  max_messages: number;
-                  /** @description "local", "<vendor>/<embedding model>" or "@<config slug>" */
-                  embedder: string;
-                  /** @description end_user: entries are shared only between calls of the same end user */
-                  scope: 'project' | 'end_user';
-                  /** @description Entries kept per project; least recently used go first (default 10000) */
-                  max_entries: number;
-                };
-                list_models: boolean;
-              };
-              /** @description ISO-8601 UTC timestamp */
-              created_at: string;
-              /** @description ISO-8601 UTC timestamp */
-              updated_at: string;
-              deleted_at: string | null;
-            }[];
+            data: components['schemas']['Project'][];
             next_cursor: string | null;
             has_more: boolean;
           };
@@ -1058,48 +1557,7 @@ export interface operations {
         'application/json': {
           name: string;
           description?: string | null;
-          settings?: {
-            /** @description Keep request/response bodies in request logs */
-            log_bodies?: boolean;
-            rate_limits?: {
-              /** @description Requests per minute */
-              rpm?: number;
-              /** @description Tokens per minute (input estimate plus max_tokens, corrected after the call) */
-              tpm?: number;
-              /** @description Requests in flight at once; a stream counts until it ends */
-              concurrency?: number;
-            } | null;
-            end_user_rate_limits?: {
-              /** @description Requests per minute */
-              rpm?: number;
-              /** @description Tokens per minute (input estimate plus max_tokens, corrected after the call) */
-              tpm?: number;
-              /** @description Requests in flight at once; a stream counts until it ends */
-              concurrency?: number;
-            } | null;
-            semantic_cache?: {
-              /** @description Consult the cache for this project (default false) */
-              enabled?: boolean;
-              /** @description semantic: exact tier, then the nearest prompt; exact: identical requests only; shadow: answer upstream, record would-be hits */
-              mode?: 'semantic' | 'exact' | 'shadow';
-              /** @description Cosine similarity a semantic neighbour needs (0-1, default 0.95) */
-              similarity_threshold?: number;
-              /** @description Entry lifetime (default 3600, at most 30 days) */
-              ttl_seconds?: number;
-              /** @description Higher temperatures skip the cache; unset counts as 0 (default 0.7) */
-              max_temperature?: number;
-              /** @description Longer conversations skip the semantic tier (default 1) */
-              max_messages?: number;
-              /** @description "local", "<vendor>/<embedding model>" or "@<config slug>" */
-              embedder?: string;
-              /** @description end_user: entries are shared only between calls of the same end user */
-              scope?: 'project' | 'end_user';
-              /** @description Entries kept per project; least recently used go first (default 10000) */
-              max_entries?: number;
-            } | null;
-            /** @description GET /v1/models lists the models this project's keys may call (default false) */
-            list_models?: boolean;
-          };
+          settings?: components['schemas']['Settings'];
         };
       };
     };
@@ -1110,59 +1568,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            /** @constant */
-            object: 'project';
-            name: string;
-            slug: string;
-            description: string | null;
-            settings: {
-              log_bodies: boolean;
-              rate_limits: {
-                /** @description Requests per minute */
-                rpm?: number;
-                /** @description Tokens per minute (input estimate plus max_tokens, corrected after the call) */
-                tpm?: number;
-                /** @description Requests in flight at once; a stream counts until it ends */
-                concurrency?: number;
-              } | null;
-              end_user_rate_limits: {
-                /** @description Requests per minute */
-                rpm?: number;
-                /** @description Tokens per minute (input estimate plus max_tokens, corrected after the call) */
-                tpm?: number;
-                /** @description Requests in flight at once; a stream counts until it ends */
-                concurrency?: number;
-              } | null;
-              semantic_cache: {
-                /** @description Consult the cache for this project (default false) */
-                enabled: boolean;
-                /** @description semantic: exact tier, then the nearest prompt; exact: identical requests only; shadow: answer upstream, record would-be hits */
-                mode: 'semantic' | 'exact' | 'shadow';
-                /** @description Cosine similarity a semantic neighbour needs (0-1, default 0.95) */
-                similarity_threshold: number;
-                /** @description Entry lifetime (default 3600, at most 30 days) */
-                ttl_seconds: number;
-                /** @description Higher temperatures skip the cache; unset counts as 0 (default 0.7) */
-                max_temperature: number;
-                /** @description Longer conversations skip the semantic tier (default 1) */
-                max_messages: number;
-                /** @description "local", "<vendor>/<embedding model>" or "@<config slug>" */
-                embedder: string;
-                /** @description end_user: entries are shared only between calls of the same end user */
-                scope: 'project' | 'end_user';
-                /** @description Entries kept per project; least recently used go first (default 10000) */
-                max_entries: number;
-              };
-              list_models: boolean;
-            };
-            /** @description ISO-8601 UTC timestamp */
-            created_at: string;
-            /** @description ISO-8601 UTC timestamp */
-            updated_at: string;
-            deleted_at: string | null;
-          };
+          'application/json': components['schemas']['Project'];
         };
       };
       400: components['responses']['Error400'];
@@ -1191,59 +1597,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            /** @constant */
-            object: 'project';
-            name: string;
-            slug: string;
-            description: string | null;
-            settings: {
-              log_bodies: boolean;
-              rate_limits: {
-                /** @description Requests per minute */
-                rpm?: number;
-                /** @description Tokens per minute (input estimate plus max_tokens, corrected after the call) */
-                tpm?: number;
-                /** @description Requests in flight at once; a stream counts until it ends */
-                concurrency?: number;
-              } | null;
-              end_user_rate_limits: {
-                /** @description Requests per minute */
-                rpm?: number;
-                /** @description Tokens per minute (input estimate plus max_tokens, corrected after the call) */
-                tpm?: number;
-                /** @description Requests in flight at once; a stream counts until it ends */
-                concurrency?: number;
-              } | null;
-              semantic_cache: {
-                /** @description Consult the cache for this project (default false) */
-                enabled: boolean;
-                /** @description semantic: exact tier, then the nearest prompt; exact: identical requests only; shadow: answer upstream, record would-be hits */
-                mode: 'semantic' | 'exact' | 'shadow';
-                /** @description Cosine similarity a semantic neighbour needs (0-1, default 0.95) */
-                similarity_threshold: number;
-                /** @description Entry lifetime (default 3600, at most 30 days) */
-                ttl_seconds: number;
-                /** @description Higher temperatures skip the cache; unset counts as 0 (default 0.7) */
-                max_temperature: number;
-                /** @description Longer conversations skip the semantic tier (default 1) */
-                max_messages: number;
-                /** @description "local", "<vendor>/<embedding model>" or "@<config slug>" */
-                embedder: string;
-                /** @description end_user: entries are shared only between calls of the same end user */
-                scope: 'project' | 'end_user';
-                /** @description Entries kept per project; least recently used go first (default 10000) */
-                max_entries: number;
-              };
-              list_models: boolean;
-            };
-            /** @description ISO-8601 UTC timestamp */
-            created_at: string;
-            /** @description ISO-8601 UTC timestamp */
-            updated_at: string;
-            deleted_at: string | null;
-          };
+          'application/json': components['schemas']['Project'];
         };
       };
       400: components['responses']['Error400'];
@@ -1269,59 +1623,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            /** @constant */
-            object: 'project';
-            name: string;
-            slug: string;
-            description: string | null;
-            settings: {
-              log_bodies: boolean;
-              rate_limits: {
-                /** @description Requests per minute */
-                rpm?: number;
-                /** @description Tokens per minute (input estimate plus max_tokens, corrected after the call) */
-                tpm?: number;
-                /** @description Requests in flight at once; a stream counts until it ends */
-                concurrency?: number;
-              } | null;
-              end_user_rate_limits: {
-                /** @description Requests per minute */
-                rpm?: number;
-                /** @description Tokens per minute (input estimate plus max_tokens, corrected after the call) */
-                tpm?: number;
-                /** @description Requests in flight at once; a stream counts until it ends */
-                concurrency?: number;
-              } | null;
-              semantic_cache: {
-                /** @description Consult the cache for this project (default false) */
-                enabled: boolean;
-                /** @description semantic: exact tier, then the nearest prompt; exact: identical requests only; shadow: answer upstream, record would-be hits */
-                mode: 'semantic' | 'exact' | 'shadow';
-                /** @description Cosine similarity a semantic neighbour needs (0-1, default 0.95) */
-                similarity_threshold: number;
-                /** @description Entry lifetime (default 3600, at most 30 days) */
-                ttl_seconds: number;
-                /** @description Higher temperatures skip the cache; unset counts as 0 (default 0.7) */
-                max_temperature: number;
-                /** @description Longer conversations skip the semantic tier (default 1) */
-                max_messages: number;
-                /** @description "local", "<vendor>/<embedding model>" or "@<config slug>" */
-                embedder: string;
-                /** @description end_user: entries are shared only between calls of the same end user */
-                scope: 'project' | 'end_user';
-                /** @description Entries kept per project; least recently used go first (default 10000) */
-                max_entries: number;
-              };
-              list_models: boolean;
-            };
-            /** @description ISO-8601 UTC timestamp */
-            created_at: string;
-            /** @description ISO-8601 UTC timestamp */
-            updated_at: string;
-            deleted_at: string | null;
-          };
+          'application/json': components['schemas']['Project'];
         };
       };
       400: components['responses']['Error400'];
@@ -1344,48 +1646,7 @@ export interface operations {
         'application/json': {
           name?: string;
           description?: string | null;
-          settings?: {
-            /** @description Keep request/response bodies in request logs */
-            log_bodies?: boolean;
-            rate_limits?: {
-              /** @description Requests per minute */
-              rpm?: number;
-              /** @description Tokens per minute (input estimate plus max_tokens, corrected after the call) */
-              tpm?: number;
-              /** @description Requests in flight at once; a stream counts until it ends */
-              concurrency?: number;
-            } | null;
-            end_user_rate_limits?: {
-              /** @description Requests per minute */
-              rpm?: number;
-              /** @description Tokens per minute (input estimate plus max_tokens, corrected after the call) */
-              tpm?: number;
-              /** @description Requests in flight at once; a stream counts until it ends */
-              concurrency?: number;
-            } | null;
-            semantic_cache?: {
-              /** @description Consult the cache for this project (default false) */
-              enabled?: boolean;
-              /** @description semantic: exact tier, then the nearest prompt; exact: identical requests only; shadow: answer upstream, record would-be hits */
-              mode?: 'semantic' | 'exact' | 'shadow';
-              /** @description Cosine similarity a semantic neighbour needs (0-1, default 0.95) */
-              similarity_threshold?: number;
-              /** @description Entry lifetime (default 3600, at most 30 days) */
-              ttl_seconds?: number;
-              /** @description Higher temperatures skip the cache; unset counts as 0 (default 0.7) */
-              max_temperature?: number;
-              /** @description Longer conversations skip the semantic tier (default 1) */
-              max_messages?: number;
-              /** @description "local", "<vendor>/<embedding model>" or "@<config slug>" */
-              embedder?: string;
-              /** @description end_user: entries are shared only between calls of the same end user */
-              scope?: 'project' | 'end_user';
-              /** @description Entries kept per project; least recently used go first (default 10000) */
-              max_entries?: number;
-            } | null;
-            /** @description GET /v1/models lists the models this project's keys may call (default false) */
-            list_models?: boolean;
-          };
+          settings?: components['schemas']['Settings'];
         };
       };
     };
@@ -1396,59 +1657,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            /** @constant */
-            object: 'project';
-            name: string;
-            slug: string;
-            description: string | null;
-            settings: {
-              log_bodies: boolean;
-              rate_limits: {
-                /** @description Requests per minute */
-                rpm?: number;
-                /** @description Tokens per minute (input estimate plus max_tokens, corrected after the call) */
-                tpm?: number;
-                /** @description Requests in flight at once; a stream counts until it ends */
-                concurrency?: number;
-              } | null;
-              end_user_rate_limits: {
-                /** @description Requests per minute */
-                rpm?: number;
-                /** @description Tokens per minute (input estimate plus max_tokens, corrected after the call) */
-                tpm?: number;
-                /** @description Requests in flight at once; a stream counts until it ends */
-                concurrency?: number;
-              } | null;
-              semantic_cache: {
-                /** @description Consult the cache for this project (default false) */
-                enabled: boolean;
-                /** @description semantic: exact tier, then the nearest prompt; exact: identical requests only; shadow: answer upstream, record would-be hits */
-                mode: 'semantic' | 'exact' | 'shadow';
-                /** @description Cosine similarity a semantic neighbour needs (0-1, default 0.95) */
-                similarity_threshold: number;
-                /** @description Entry lifetime (default 3600, at most 30 days) */
-                ttl_seconds: number;
-                /** @description Higher temperatures skip the cache; unset counts as 0 (default 0.7) */
-                max_temperature: number;
-                /** @description Longer conversations skip the semantic tier (default 1) */
-                max_messages: number;
-                /** @description "local", "<vendor>/<embedding model>" or "@<config slug>" */
-                embedder: string;
-                /** @description end_user: entries are shared only between calls of the same end user */
-                scope: 'project' | 'end_user';
-                /** @description Entries kept per project; least recently used go first (default 10000) */
-                max_entries: number;
-              };
-              list_models: boolean;
-            };
-            /** @description ISO-8601 UTC timestamp */
-            created_at: string;
-            /** @description ISO-8601 UTC timestamp */
-            updated_at: string;
-            deleted_at: string | null;
-          };
+          'application/json': components['schemas']['Project'];
         };
       };
       400: components['responses']['Error400'];
@@ -1478,28 +1687,7 @@ export interface operations {
         };
         content: {
           'application/json': {
-            data: {
-              id: string;
-              /** @constant */
-              object: 'provider';
-              vendor: string;
-              name: string;
-              base_url: string | null;
-              weight: number;
-              status: string;
-              health: {
-                /** @description unknown (no call in the last hour), healthy, degraded or unhealthy: the success rate of the last 5 minutes, else of the last hour */
-                state: string;
-                p50_latency_ms: number | null;
-                /** @description ISO-8601 UTC timestamp */
-                last_check_at: string;
-                cooldown_until: string | null;
-              };
-              /** @description ISO-8601 UTC timestamp */
-              created_at: string;
-              /** @description ISO-8601 UTC timestamp */
-              updated_at: string;
-            }[];
+            data: components['schemas']['Provider'][];
             next_cursor: string | null;
             has_more: boolean;
           };
@@ -1561,28 +1749,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            /** @constant */
-            object: 'provider';
-            vendor: string;
-            name: string;
-            base_url: string | null;
-            weight: number;
-            status: string;
-            health: {
-              /** @description unknown (no call in the last hour), healthy, degraded or unhealthy: the success rate of the last 5 minutes, else of the last hour */
-              state: string;
-              p50_latency_ms: number | null;
-              /** @description ISO-8601 UTC timestamp */
-              last_check_at: string;
-              cooldown_until: string | null;
-            };
-            /** @description ISO-8601 UTC timestamp */
-            created_at: string;
-            /** @description ISO-8601 UTC timestamp */
-            updated_at: string;
-          };
+          'application/json': components['schemas']['Provider'];
         };
       };
       400: components['responses']['Error400'];
@@ -1610,28 +1777,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            /** @constant */
-            object: 'provider';
-            vendor: string;
-            name: string;
-            base_url: string | null;
-            weight: number;
-            status: string;
-            health: {
-              /** @description unknown (no call in the last hour), healthy, degraded or unhealthy: the success rate of the last 5 minutes, else of the last hour */
-              state: string;
-              p50_latency_ms: number | null;
-              /** @description ISO-8601 UTC timestamp */
-              last_check_at: string;
-              cooldown_until: string | null;
-            };
-            /** @description ISO-8601 UTC timestamp */
-            created_at: string;
-            /** @description ISO-8601 UTC timestamp */
-            updated_at: string;
-          };
+          'application/json': components['schemas']['Provider'];
         };
       };
       400: components['responses']['Error400'];
@@ -1702,28 +1848,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            /** @constant */
-            object: 'provider';
-            vendor: string;
-            name: string;
-            base_url: string | null;
-            weight: number;
-            status: string;
-            health: {
-              /** @description unknown (no call in the last hour), healthy, degraded or unhealthy: the success rate of the last 5 minutes, else of the last hour */
-              state: string;
-              p50_latency_ms: number | null;
-              /** @description ISO-8601 UTC timestamp */
-              last_check_at: string;
-              cooldown_until: string | null;
-            };
-            /** @description ISO-8601 UTC timestamp */
-            created_at: string;
-            /** @description ISO-8601 UTC timestamp */
-            updated_at: string;
-          };
+          'application/json': components['schemas']['Provider'];
         };
       };
       400: components['responses']['Error400'];
@@ -1793,35 +1918,7 @@ export interface operations {
         };
         content: {
           'application/json': {
-            data: {
-              id: string;
-              /** @constant */
-              object: 'api_key';
-              name: string;
-              project_id: string | null;
-              /** @description First characters of the key, for recognising it */
-              prefix: string;
-              /** @description admin: everything; developer: model calls, routing configs, budgets, webhooks and keys (of its project when bound to one), reads; viewer: read-only management, no model calls; inference: model calls only (a project key also reads its project's logs and analytics) */
-              role: 'admin' | 'developer' | 'viewer' | 'inference';
-              rate_limits: {
-                /** @description Requests per minute */
-                rpm?: number;
-                /** @description Tokens per minute (input estimate plus max_tokens, corrected after the call) */
-                tpm?: number;
-                /** @description Requests in flight at once; a stream counts until it ends */
-                concurrency?: number;
-              } | null;
-              allowed_models: string[] | null;
-              expires_at: string | null;
-              metadata: {
-                [key: string]: string;
-              } | null;
-              last_used_at: string | null;
-              previous_key_expires_at: string | null;
-              /** @description ISO-8601 UTC timestamp */
-              created_at: string;
-              revoked_at: string | null;
-            }[];
+            data: components['schemas']['ListApiKeysData'][];
             next_cursor: string | null;
             has_more: boolean;
           };
@@ -1847,15 +1944,9 @@ export interface operations {
           project_id?: string | null;
           /** @description admin: everything; developer: model calls, routing configs, budgets, webhooks and keys (of its project when bound to one), reads; viewer: read-only management, no model calls; inference: model calls only (a project key also reads its project's logs and analytics) */
           role?: 'admin' | 'developer' | 'viewer' | 'inference';
-          rate_limits?: {
-            /** @description Requests per minute */
-            rpm?: number;
-            /** @description Tokens per minute (input estimate plus max_tokens, corrected after the call) */
-            tpm?: number;
-            /** @description Requests in flight at once; a stream counts until it ends */
-            concurrency?: number;
-          } | null;
+          rate_limits?: components['schemas']['CreateApiKeyRateLimits'] | null;
           allowed_models?: string[] | null;
+          allowed_tools?: string[] | null;
           expires_at?: string | null;
           metadata?: {
             [key: string]: string;
@@ -1870,37 +1961,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            /** @constant */
-            object: 'api_key';
-            name: string;
-            project_id: string | null;
-            /** @description First characters of the key, for recognising it */
-            prefix: string;
-            /** @description admin: everything; developer: model calls, routing configs, budgets, webhooks and keys (of its project when bound to one), reads; viewer: read-only management, no model calls; inference: model calls only (a project key also reads its project's logs and analytics) */
-            role: 'admin' | 'developer' | 'viewer' | 'inference';
-            rate_limits: {
-              /** @description Requests per minute */
-              rpm?: number;
-              /** @description Tokens per minute (input estimate plus max_tokens, corrected after the call) */
-              tpm?: number;
-              /** @description Requests in flight at once; a stream counts until it ends */
-              concurrency?: number;
-            } | null;
-            allowed_models: string[] | null;
-            expires_at: string | null;
-            metadata: {
-              [key: string]: string;
-            } | null;
-            last_used_at: string | null;
-            previous_key_expires_at: string | null;
-            /** @description ISO-8601 UTC timestamp */
-            created_at: string;
-            revoked_at: string | null;
-            /** @description The plaintext key. Returned only in this response. */
-            key: string;
-          };
+          'application/json': components['schemas']['ApiKey'];
         };
       };
       400: components['responses']['Error400'];
@@ -1926,35 +1987,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            /** @constant */
-            object: 'api_key';
-            name: string;
-            project_id: string | null;
-            /** @description First characters of the key, for recognising it */
-            prefix: string;
-            /** @description admin: everything; developer: model calls, routing configs, budgets, webhooks and keys (of its project when bound to one), reads; viewer: read-only management, no model calls; inference: model calls only (a project key also reads its project's logs and analytics) */
-            role: 'admin' | 'developer' | 'viewer' | 'inference';
-            rate_limits: {
-              /** @description Requests per minute */
-              rpm?: number;
-              /** @description Tokens per minute (input estimate plus max_tokens, corrected after the call) */
-              tpm?: number;
-              /** @description Requests in flight at once; a stream counts until it ends */
-              concurrency?: number;
-            } | null;
-            allowed_models: string[] | null;
-            expires_at: string | null;
-            metadata: {
-              [key: string]: string;
-            } | null;
-            last_used_at: string | null;
-            previous_key_expires_at: string | null;
-            /** @description ISO-8601 UTC timestamp */
-            created_at: string;
-            revoked_at: string | null;
-          };
+          'application/json': components['schemas']['ListApiKeysData'];
         };
       };
       400: components['responses']['Error400'];
@@ -1978,15 +2011,9 @@ export interface operations {
           name?: string;
           /** @description admin: everything; developer: model calls, routing configs, budgets, webhooks and keys (of its project when bound to one), reads; viewer: read-only management, no model calls; inference: model calls only (a project key also reads its project's logs and analytics) */
           role?: 'admin' | 'developer' | 'viewer' | 'inference';
-          rate_limits?: {
-            /** @description Requests per minute */
-            rpm?: number;
-            /** @description Tokens per minute (input estimate plus max_tokens, corrected after the call) */
-            tpm?: number;
-            /** @description Requests in flight at once; a stream counts until it ends */
-            concurrency?: number;
-          } | null;
+          rate_limits?: components['schemas']['CreateApiKeyRateLimits'] | null;
           allowed_models?: string[] | null;
+          allowed_tools?: string[] | null;
           expires_at?: string | null;
           metadata?: {
             [key: string]: string;
@@ -1995,41 +2022,13 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Rename an API key or set its role, rate limits, allowed models, expiry or metadata (null removes one); applies to the key's next call */
+      /** @description Rename an API key or set its role, rate limits, allowed models, allowed MCP tools, expiry or metadata (null removes one); applies to the key's next call */
       200: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            /** @constant */
-            object: 'api_key';
-            name: string;
-            project_id: string | null;
-            /** @description First characters of the key, for recognising it */
-            prefix: string;
-            /** @description admin: everything; developer: model calls, routing configs, budgets, webhooks and keys (of its project when bound to one), reads; viewer: read-only management, no model calls; inference: model calls only (a project key also reads its project's logs and analytics) */
-            role: 'admin' | 'developer' | 'viewer' | 'inference';
-            rate_limits: {
-              /** @description Requests per minute */
-              rpm?: number;
-              /** @description Tokens per minute (input estimate plus max_tokens, corrected after the call) */
-              tpm?: number;
-              /** @description Requests in flight at once; a stream counts until it ends */
-              concurrency?: number;
-            } | null;
-            allowed_models: string[] | null;
-            expires_at: string | null;
-            metadata: {
-              [key: string]: string;
-            } | null;
-            last_used_at: string | null;
-            previous_key_expires_at: string | null;
-            /** @description ISO-8601 UTC timestamp */
-            created_at: string;
-            revoked_at: string | null;
-          };
+          'application/json': components['schemas']['ListApiKeysData'];
         };
       };
       400: components['responses']['Error400'];
@@ -2065,37 +2064,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            /** @constant */
-            object: 'api_key';
-            name: string;
-            project_id: string | null;
-            /** @description First characters of the key, for recognising it */
-            prefix: string;
-            /** @description admin: everything; developer: model calls, routing configs, budgets, webhooks and keys (of its project when bound to one), reads; viewer: read-only management, no model calls; inference: model calls only (a project key also reads its project's logs and analytics) */
-            role: 'admin' | 'developer' | 'viewer' | 'inference';
-            rate_limits: {
-              /** @description Requests per minute */
-              rpm?: number;
-              /** @description Tokens per minute (input estimate plus max_tokens, corrected after the call) */
-              tpm?: number;
-              /** @description Requests in flight at once; a stream counts until it ends */
-              concurrency?: number;
-            } | null;
-            allowed_models: string[] | null;
-            expires_at: string | null;
-            metadata: {
-              [key: string]: string;
-            } | null;
-            last_used_at: string | null;
-            previous_key_expires_at: string | null;
-            /** @description ISO-8601 UTC timestamp */
-            created_at: string;
-            revoked_at: string | null;
-            /** @description The plaintext key. Returned only in this response. */
-            key: string;
-          };
+          'application/json': components['schemas']['ApiKey'];
         };
       };
       400: components['responses']['Error400'];
@@ -2143,6 +2112,7 @@ export interface operations {
             project_id: string | null;
             expires_at: string | null;
             allowed_models: string[] | null;
+            allowed_tools: string[] | null;
             rotated_key_expires_at: string | null;
           };
         };
@@ -2175,29 +2145,7 @@ export interface operations {
         };
         content: {
           'application/json': {
-            data: {
-              id: string;
-              /** @constant */
-              object: 'routing_config';
-              project_id: string | null;
-              name: string;
-              slug: string;
-              /** @description The value to send as `model`: "@<slug>" */
-              model: string;
-              strategy: string;
-              /** @description Strategy settings (see README "Routing configs") */
-              config: {
-                [key: string]: unknown;
-              };
-              embedding_dimensions: number | null;
-              version: number;
-              version_id: string;
-              /** @description ISO-8601 UTC timestamp */
-              created_at: string;
-              /** @description ISO-8601 UTC timestamp */
-              updated_at: string;
-              deleted_at: string | null;
-            }[];
+            data: components['schemas']['RoutingConfig'][];
             next_cursor: string | null;
             has_more: boolean;
           };
@@ -2218,22 +2166,7 @@ export interface operations {
     };
     requestBody: {
       content: {
-        'application/json': {
-          project_id?: string | null;
-          projectId?: string | null;
-          name?: string;
-          slug?: string;
-          /** @description single, fallback, cost_optimized, latency_optimized, ensemble, ab_test, cascade, custom_rules */
-          strategy?: string;
-          /** @description Alias of strategy; fallback_chain means fallback */
-          policy?: string;
-          /** @description Strategy settings (see README "Routing configs") */
-          config?: {
-            [key: string]: unknown;
-          };
-          embedding_dimensions?: number | null;
-          embeddingDimensions?: number | null;
-        };
+        'application/json': components['schemas']['CreateRoutingConfigRequest'];
       };
     };
     responses: {
@@ -2243,29 +2176,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            /** @constant */
-            object: 'routing_config';
-            project_id: string | null;
-            name: string;
-            slug: string;
-            /** @description The value to send as `model`: "@<slug>" */
-            model: string;
-            strategy: string;
-            /** @description Strategy settings (see README "Routing configs") */
-            config: {
-              [key: string]: unknown;
-            };
-            embedding_dimensions: number | null;
-            version: number;
-            version_id: string;
-            /** @description ISO-8601 UTC timestamp */
-            created_at: string;
-            /** @description ISO-8601 UTC timestamp */
-            updated_at: string;
-            deleted_at: string | null;
-          };
+          'application/json': components['schemas']['RoutingConfig'];
         };
       };
       400: components['responses']['Error400'];
@@ -2292,29 +2203,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            /** @constant */
-            object: 'routing_config';
-            project_id: string | null;
-            name: string;
-            slug: string;
-            /** @description The value to send as `model`: "@<slug>" */
-            model: string;
-            strategy: string;
-            /** @description Strategy settings (see README "Routing configs") */
-            config: {
-              [key: string]: unknown;
-            };
-            embedding_dimensions: number | null;
-            version: number;
-            version_id: string;
-            /** @description ISO-8601 UTC timestamp */
-            created_at: string;
-            /** @description ISO-8601 UTC timestamp */
-            updated_at: string;
-            deleted_at: string | null;
-          };
+          'application/json': components['schemas']['RoutingConfig'];
         };
       };
       400: components['responses']['Error400'];
@@ -2340,29 +2229,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            /** @constant */
-            object: 'routing_config';
-            project_id: string | null;
-            name: string;
-            slug: string;
-            /** @description The value to send as `model`: "@<slug>" */
-            model: string;
-            strategy: string;
-            /** @description Strategy settings (see README "Routing configs") */
-            config: {
-              [key: string]: unknown;
-            };
-            embedding_dimensions: number | null;
-            version: number;
-            version_id: string;
-            /** @description ISO-8601 UTC timestamp */
-            created_at: string;
-            /** @description ISO-8601 UTC timestamp */
-            updated_at: string;
-            deleted_at: string | null;
-          };
+          'application/json': components['schemas']['RoutingConfig'];
         };
       };
       400: components['responses']['Error400'];
@@ -2382,22 +2249,7 @@ export interface operations {
     };
     requestBody: {
       content: {
-        'application/json': {
-          project_id?: string | null;
-          projectId?: string | null;
-          name?: string;
-          slug?: string;
-          /** @description single, fallback, cost_optimized, latency_optimized, ensemble, ab_test, cascade, custom_rules */
-          strategy?: string;
-          /** @description Alias of strategy; fallback_chain means fallback */
-          policy?: string;
-          /** @description Strategy settings (see README "Routing configs") */
-          config?: {
-            [key: string]: unknown;
-          };
-          embedding_dimensions?: number | null;
-          embeddingDimensions?: number | null;
-        };
+        'application/json': components['schemas']['CreateRoutingConfigRequest'];
       };
     };
     responses: {
@@ -2407,29 +2259,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            /** @constant */
-            object: 'routing_config';
-            project_id: string | null;
-            name: string;
-            slug: string;
-            /** @description The value to send as `model`: "@<slug>" */
-            model: string;
-            strategy: string;
-            /** @description Strategy settings (see README "Routing configs") */
-            config: {
-              [key: string]: unknown;
-            };
-            embedding_dimensions: number | null;
-            version: number;
-            version_id: string;
-            /** @description ISO-8601 UTC timestamp */
-            created_at: string;
-            /** @description ISO-8601 UTC timestamp */
-            updated_at: string;
-            deleted_at: string | null;
-          };
+          'application/json': components['schemas']['RoutingConfig'];
         };
       };
       400: components['responses']['Error400'];
@@ -2456,24 +2286,7 @@ export interface operations {
         };
         content: {
           'application/json': {
-            data: {
-              id: string;
-              /** @constant */
-              object: 'routing_config_version';
-              config_id: string;
-              version: number;
-              current: boolean;
-              name: string;
-              strategy: string;
-              /** @description Strategy settings (see README "Routing configs") */
-              config: {
-                [key: string]: unknown;
-              };
-              embedding_dimensions: number | null;
-              restored_from: number | null;
-              /** @description ISO-8601 UTC timestamp */
-              created_at: string;
-            }[];
+            data: components['schemas']['RoutingConfigVersion'][];
           };
         };
       };
@@ -2502,24 +2315,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            /** @constant */
-            object: 'routing_config_version';
-            config_id: string;
-            version: number;
-            current: boolean;
-            name: string;
-            strategy: string;
-            /** @description Strategy settings (see README "Routing configs") */
-            config: {
-              [key: string]: unknown;
-            };
-            embedding_dimensions: number | null;
-            restored_from: number | null;
-            /** @description ISO-8601 UTC timestamp */
-            created_at: string;
-          };
+          'application/json': components['schemas']['RoutingConfigVersion'];
         };
       };
       400: components['responses']['Error400'];
@@ -2547,24 +2343,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            /** @constant */
-            object: 'routing_config_version';
-            config_id: string;
-            version: number;
-            current: boolean;
-            name: string;
-            strategy: string;
-            /** @description Strategy settings (see README "Routing configs") */
-            config: {
-              [key: string]: unknown;
-            };
-            embedding_dimensions: number | null;
-            restored_from: number | null;
-            /** @description ISO-8601 UTC timestamp */
-            created_at: string;
-          };
+          'application/json': components['schemas']['RoutingConfigVersion'];
         };
       };
       400: components['responses']['Error400'];
@@ -2667,60 +2446,16 @@ export interface operations {
             start: string;
             /** @description ISO-8601 UTC timestamp */
             end: string;
-            series: {
-              /** @description ISO-8601 UTC timestamp */
-              bucket: string;
-              group?: string | null;
-              requests: number;
-              cost_usd: number;
-              input_tokens: number;
-              output_tokens: number;
-              errors: number;
-              p50_latency_ms: number | null;
-              p95_latency_ms: number | null;
-              p99_latency_ms: number | null;
-            }[];
-            totals: {
-              requests: number;
-              cost_usd: number;
-              error_rate: number;
-              errors: number;
-              input_tokens: number;
-              output_tokens: number;
-              p50_latency_ms: number | null;
-              p95_latency_ms: number | null;
-              p99_latency_ms: number | null;
-            };
+            series: components['schemas']['Series'][];
+            totals: components['schemas']['Totals'];
             /** @description The period of equal length just before */
             comparison?: {
               /** @description ISO-8601 UTC timestamp */
               start: string;
               /** @description ISO-8601 UTC timestamp */
               end: string;
-              series: {
-                /** @description ISO-8601 UTC timestamp */
-                bucket: string;
-                group?: string | null;
-                requests: number;
-                cost_usd: number;
-                input_tokens: number;
-                output_tokens: number;
-                errors: number;
-                p50_latency_ms: number | null;
-                p95_latency_ms: number | null;
-                p99_latency_ms: number | null;
-              }[];
-              totals: {
-                requests: number;
-                cost_usd: number;
-                error_rate: number;
-                errors: number;
-                input_tokens: number;
-                output_tokens: number;
-                p50_latency_ms: number | null;
-                p95_latency_ms: number | null;
-                p99_latency_ms: number | null;
-              };
+              series: components['schemas']['Series'][];
+              totals: components['schemas']['Totals'];
             };
           };
         };
@@ -2810,6 +2545,8 @@ export interface operations {
         mcp_server?: string;
         /** @description MCP tool calls of this tool (its own or <server>__<tool> name) */
         tool?: string;
+        /** @description Calls whose strongest guardrail verdict was this action (block > mask > flag); shadow_* when only shadow policies had one */
+        guardrail_action?: 'block' | 'mask' | 'flag' | 'shadow_block' | 'shadow_mask' | 'shadow_flag';
         /** @description Opaque cursor: the next_cursor of the previous page */
         cursor?: string;
         /** @description Page size (max 200) */
@@ -3056,23 +2793,7 @@ export interface operations {
         };
         content: {
           'application/json': {
-            data: {
-              id: string;
-              /** @constant */
-              object: 'webhook_endpoint';
-              url: string;
-              description: string | null;
-              event_types: string[];
-              active: boolean;
-              disabled_reason: string | null;
-              failing_since: string | null;
-              previous_secret_expires_at: string | null;
-              /** @description ISO-8601 UTC timestamp */
-              created_at: string;
-              /** @description ISO-8601 UTC timestamp */
-              updated_at: string;
-              deleted_at: string | null;
-            }[];
+            data: components['schemas']['ListWebhookEndpointsData'][];
             next_cursor: string | null;
             has_more: boolean;
           };
@@ -3109,25 +2830,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            /** @constant */
-            object: 'webhook_endpoint';
-            url: string;
-            description: string | null;
-            event_types: string[];
-            active: boolean;
-            disabled_reason: string | null;
-            failing_since: string | null;
-            previous_secret_expires_at: string | null;
-            /** @description ISO-8601 UTC timestamp */
-            created_at: string;
-            /** @description ISO-8601 UTC timestamp */
-            updated_at: string;
-            deleted_at: string | null;
-            /** @description whsec_... Returned only by create and rotate-secret. */
-            signing_secret: string;
-          };
+          'application/json': components['schemas']['WebhookEndpoint'];
         };
       };
       400: components['responses']['Error400'];
@@ -3153,23 +2856,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            /** @constant */
-            object: 'webhook_endpoint';
-            url: string;
-            description: string | null;
-            event_types: string[];
-            active: boolean;
-            disabled_reason: string | null;
-            failing_since: string | null;
-            previous_secret_expires_at: string | null;
-            /** @description ISO-8601 UTC timestamp */
-            created_at: string;
-            /** @description ISO-8601 UTC timestamp */
-            updated_at: string;
-            deleted_at: string | null;
-          };
+          'application/json': components['schemas']['ListWebhookEndpointsData'];
         };
       };
       400: components['responses']['Error400'];
@@ -3195,23 +2882,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            /** @constant */
-            object: 'webhook_endpoint';
-            url: string;
-            description: string | null;
-            event_types: string[];
-            active: boolean;
-            disabled_reason: string | null;
-            failing_since: string | null;
-            previous_secret_expires_at: string | null;
-            /** @description ISO-8601 UTC timestamp */
-            created_at: string;
-            /** @description ISO-8601 UTC timestamp */
-            updated_at: string;
-            deleted_at: string | null;
-          };
+          'application/json': components['schemas']['ListWebhookEndpointsData'];
         };
       };
       400: components['responses']['Error400'];
@@ -3248,23 +2919,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            /** @constant */
-            object: 'webhook_endpoint';
-            url: string;
-            description: string | null;
-            event_types: string[];
-            active: boolean;
-            disabled_reason: string | null;
-            failing_since: string | null;
-            previous_secret_expires_at: string | null;
-            /** @description ISO-8601 UTC timestamp */
-            created_at: string;
-            /** @description ISO-8601 UTC timestamp */
-            updated_at: string;
-            deleted_at: string | null;
-          };
+          'application/json': components['schemas']['ListWebhookEndpointsData'];
         };
       };
       400: components['responses']['Error400'];
@@ -3290,25 +2945,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            /** @constant */
-            object: 'webhook_endpoint';
-            url: string;
-            description: string | null;
-            event_types: string[];
-            active: boolean;
-            disabled_reason: string | null;
-            failing_since: string | null;
-            previous_secret_expires_at: string | null;
-            /** @description ISO-8601 UTC timestamp */
-            created_at: string;
-            /** @description ISO-8601 UTC timestamp */
-            updated_at: string;
-            deleted_at: string | null;
-            /** @description whsec_... Returned only by create and rotate-secret. */
-            signing_secret: string;
-          };
+          'application/json': components['schemas']['WebhookEndpoint'];
         };
       };
       400: components['responses']['Error400'];
@@ -3341,25 +2978,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            /** @constant */
-            object: 'webhook_delivery';
-            endpoint_id: string;
-            /** @description Sent as webhook-id: the same on every attempt and replay */
-            event_id: string;
-            event_type: string;
-            status: 'pending' | 'delivered' | 'failed';
-            attempt_count: number;
-            response_status: number | null;
-            last_error: string | null;
-            next_attempt_at: string | null;
-            /** @description ISO-8601 UTC timestamp */
-            created_at: string;
-            /** @description ISO-8601 UTC timestamp */
-            updated_at: string;
-            delivered_at: string | null;
-          };
+          'application/json': components['schemas']['WebhookDelivery'];
         };
       };
       400: components['responses']['Error400'];
@@ -3392,25 +3011,7 @@ export interface operations {
         };
         content: {
           'application/json': {
-            data: {
-              id: string;
-              /** @constant */
-              object: 'webhook_delivery';
-              endpoint_id: string;
-              /** @description Sent as webhook-id: the same on every attempt and replay */
-              event_id: string;
-              event_type: string;
-              status: 'pending' | 'delivered' | 'failed';
-              attempt_count: number;
-              response_status: number | null;
-              last_error: string | null;
-              next_attempt_at: string | null;
-              /** @description ISO-8601 UTC timestamp */
-              created_at: string;
-              /** @description ISO-8601 UTC timestamp */
-              updated_at: string;
-              delivered_at: string | null;
-            }[];
+            data: components['schemas']['WebhookDelivery'][];
             next_cursor: string | null;
             has_more: boolean;
           };
@@ -3495,25 +3096,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            /** @constant */
-            object: 'webhook_delivery';
-            endpoint_id: string;
-            /** @description Sent as webhook-id: the same on every attempt and replay */
-            event_id: string;
-            event_type: string;
-            status: 'pending' | 'delivered' | 'failed';
-            attempt_count: number;
-            response_status: number | null;
-            last_error: string | null;
-            next_attempt_at: string | null;
-            /** @description ISO-8601 UTC timestamp */
-            created_at: string;
-            /** @description ISO-8601 UTC timestamp */
-            updated_at: string;
-            delivered_at: string | null;
-          };
+          'application/json': components['schemas']['WebhookDelivery'];
         };
       };
       400: components['responses']['Error400'];
@@ -3576,70 +3159,7 @@ export interface operations {
         };
         content: {
           'application/json': {
-            data: {
-              id: string;
-              /** @constant */
-              object: 'budget';
-              name: string;
-              scope: {
-                /**
-                 * @description What the budget covers; org = every call of the organization
-                 * @enum {string}
-                 */
-                type: 'org' | 'project' | 'api_key' | 'end_user' | 'tag' | 'key_metadata';
-                /** @description project, api_key, end_user: the one project, key or end user covered; omitted = each one separately */
-                id?: string;
-                /** @description tag: the `key=value` pair covered; key_metadata: the `name=value` pair of API key metadata whose keys are covered; omitted = each pair separately */
-                value?: string;
-              };
-              /**
-               * @description UTC calendar period (weeks start on Monday); total never resets
-               * @enum {string}
-               */
-              period: 'daily' | 'weekly' | 'monthly' | 'total';
-              limit_usd: number;
-              thresholds: number[];
-              /**
-               * @description block: calls over the limit get 402; alert_only: webhooks only
-               * @enum {string}
-               */
-              action: 'block' | 'alert_only';
-              models: string[] | null;
-              /** @description Null for a per-member budget unless ?member= names one (see members), and after deletion */
-              status: {
-                spent_usd: number;
-                /** @description Held by calls in flight */
-                reserved_usd: number;
-                remaining_usd: number;
-                /** @description ISO-8601 UTC timestamp */
-                period_start: string;
-                period_end: string | null;
-                exceeded: boolean;
-                /** @description Spend projected linearly to the period's end */
-                forecast_usd: number;
-              } | null;
-              /** @description Per-member budgets: up to 20 members with spend this period, most spent first */
-              members?: {
-                member: string;
-                status: {
-                  spent_usd: number;
-                  /** @description Held by calls in flight */
-                  reserved_usd: number;
-                  remaining_usd: number;
-                  /** @description ISO-8601 UTC timestamp */
-                  period_start: string;
-                  period_end: string | null;
-                  exceeded: boolean;
-                  /** @description Spend projected linearly to the period's end */
-                  forecast_usd: number;
-                };
-              }[];
-              /** @description ISO-8601 UTC timestamp */
-              created_at: string;
-              /** @description ISO-8601 UTC timestamp */
-              updated_at: string;
-              deleted_at: string | null;
-            }[];
+            data: components['schemas']['Budget'][];
             next_cursor: string | null;
             has_more: boolean;
           };
@@ -3662,17 +3182,7 @@ export interface operations {
       content: {
         'application/json': {
           name: string;
-          scope: {
-            /**
-             * @description What the budget covers; org = every call of the organization
-             * @enum {string}
-             */
-            type: 'org' | 'project' | 'api_key' | 'end_user' | 'tag' | 'key_metadata';
-            /** @description project, api_key, end_user: the one project, key or end user covered; omitted = each one separately */
-            id?: string;
-            /** @description tag: the `key=value` pair covered; key_metadata: the `name=value` pair of API key metadata whose keys are covered; omitted = each pair separately */
-            value?: string;
-          };
+          scope: components['schemas']['Scope'];
           /**
            * @description UTC calendar period (weeks start on Monday); total never resets
            * @enum {string}
@@ -3698,70 +3208,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            /** @constant */
-            object: 'budget';
-            name: string;
-            scope: {
-              /**
-               * @description What the budget covers; org = every call of the organization
-               * @enum {string}
-               */
-              type: 'org' | 'project' | 'api_key' | 'end_user' | 'tag' | 'key_metadata';
-              /** @description project, api_key, end_user: the one project, key or end user covered; omitted = each one separately */
-              id?: string;
-              /** @description tag: the `key=value` pair covered; key_metadata: the `name=value` pair of API key metadata whose keys are covered; omitted = each pair separately */
-              value?: string;
-            };
-            /**
-             * @description UTC calendar period (weeks start on Monday); total never resets
-             * @enum {string}
-             */
-            period: 'daily' | 'weekly' | 'monthly' | 'total';
-            limit_usd: number;
-            thresholds: number[];
-            /**
-             * @description block: calls over the limit get 402; alert_only: webhooks only
-             * @enum {string}
-             */
-            action: 'block' | 'alert_only';
-            models: string[] | null;
-            /** @description Null for a per-member budget unless ?member= names one (see members), and after deletion */
-            status: {
-              spent_usd: number;
-              /** @description Held by calls in flight */
-              reserved_usd: number;
-              remaining_usd: number;
-              /** @description ISO-8601 UTC timestamp */
-              period_start: string;
-              period_end: string | null;
-              exceeded: boolean;
-              /** @description Spend projected linearly to the period's end */
-              forecast_usd: number;
-            } | null;
-            /** @description Per-member budgets: up to 20 members with spend this period, most spent first */
-            members?: {
-              member: string;
-              status: {
-                spent_usd: number;
-                /** @description Held by calls in flight */
-                reserved_usd: number;
-                remaining_usd: number;
-                /** @description ISO-8601 UTC timestamp */
-                period_start: string;
-                period_end: string | null;
-                exceeded: boolean;
-                /** @description Spend projected linearly to the period's end */
-                forecast_usd: number;
-              };
-            }[];
-            /** @description ISO-8601 UTC timestamp */
-            created_at: string;
-            /** @description ISO-8601 UTC timestamp */
-            updated_at: string;
-            deleted_at: string | null;
-          };
+          'application/json': components['schemas']['Budget'];
         };
       };
       400: components['responses']['Error400'];
@@ -3790,70 +3237,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            /** @constant */
-            object: 'budget';
-            name: string;
-            scope: {
-              /**
-               * @description What the budget covers; org = every call of the organization
-               * @enum {string}
-               */
-              type: 'org' | 'project' | 'api_key' | 'end_user' | 'tag' | 'key_metadata';
-              /** @description project, api_key, end_user: the one project, key or end user covered; omitted = each one separately */
-              id?: string;
-              /** @description tag: the `key=value` pair covered; key_metadata: the `name=value` pair of API key metadata whose keys are covered; omitted = each pair separately */
-              value?: string;
-            };
-            /**
-             * @description UTC calendar period (weeks start on Monday); total never resets
-             * @enum {string}
-             */
-            period: 'daily' | 'weekly' | 'monthly' | 'total';
-            limit_usd: number;
-            thresholds: number[];
-            /**
-             * @description block: calls over the limit get 402; alert_only: webhooks only
-             * @enum {string}
-             */
-            action: 'block' | 'alert_only';
-            models: string[] | null;
-            /** @description Null for a per-member budget unless ?member= names one (see members), and after deletion */
-            status: {
-              spent_usd: number;
-              /** @description Held by calls in flight */
-              reserved_usd: number;
-              remaining_usd: number;
-              /** @description ISO-8601 UTC timestamp */
-              period_start: string;
-              period_end: string | null;
-              exceeded: boolean;
-              /** @description Spend projected linearly to the period's end */
-              forecast_usd: number;
-            } | null;
-            /** @description Per-member budgets: up to 20 members with spend this period, most spent first */
-            members?: {
-              member: string;
-              status: {
-                spent_usd: number;
-                /** @description Held by calls in flight */
-                reserved_usd: number;
-                remaining_usd: number;
-                /** @description ISO-8601 UTC timestamp */
-                period_start: string;
-                period_end: string | null;
-                exceeded: boolean;
-                /** @description Spend projected linearly to the period's end */
-                forecast_usd: number;
-              };
-            }[];
-            /** @description ISO-8601 UTC timestamp */
-            created_at: string;
-            /** @description ISO-8601 UTC timestamp */
-            updated_at: string;
-            deleted_at: string | null;
-          };
+          'application/json': components['schemas']['Budget'];
         };
       };
       400: components['responses']['Error400'];
@@ -3879,70 +3263,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            /** @constant */
-            object: 'budget';
-            name: string;
-            scope: {
-              /**
-               * @description What the budget covers; org = every call of the organization
-               * @enum {string}
-               */
-              type: 'org' | 'project' | 'api_key' | 'end_user' | 'tag' | 'key_metadata';
-              /** @description project, api_key, end_user: the one project, key or end user covered; omitted = each one separately */
-              id?: string;
-              /** @description tag: the `key=value` pair covered; key_metadata: the `name=value` pair of API key metadata whose keys are covered; omitted = each pair separately */
-              value?: string;
-            };
-            /**
-             * @description UTC calendar period (weeks start on Monday); total never resets
-             * @enum {string}
-             */
-            period: 'daily' | 'weekly' | 'monthly' | 'total';
-            limit_usd: number;
-            thresholds: number[];
-            /**
-             * @description block: calls over the limit get 402; alert_only: webhooks only
-             * @enum {string}
-             */
-            action: 'block' | 'alert_only';
-            models: string[] | null;
-            /** @description Null for a per-member budget unless ?member= names one (see members), and after deletion */
-            status: {
-              spent_usd: number;
-              /** @description Held by calls in flight */
-              reserved_usd: number;
-              remaining_usd: number;
-              /** @description ISO-8601 UTC timestamp */
-              period_start: string;
-              period_end: string | null;
-              exceeded: boolean;
-              /** @description Spend projected linearly to the period's end */
-              forecast_usd: number;
-            } | null;
-            /** @description Per-member budgets: up to 20 members with spend this period, most spent first */
-            members?: {
-              member: string;
-              status: {
-                spent_usd: number;
-                /** @description Held by calls in flight */
-                reserved_usd: number;
-                remaining_usd: number;
-                /** @description ISO-8601 UTC timestamp */
-                period_start: string;
-                period_end: string | null;
-                exceeded: boolean;
-                /** @description Spend projected linearly to the period's end */
-                forecast_usd: number;
-              };
-            }[];
-            /** @description ISO-8601 UTC timestamp */
-            created_at: string;
-            /** @description ISO-8601 UTC timestamp */
-            updated_at: string;
-            deleted_at: string | null;
-          };
+          'application/json': components['schemas']['Budget'];
         };
       };
       400: components['responses']['Error400'];
@@ -3984,70 +3305,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            /** @constant */
-            object: 'budget';
-            name: string;
-            scope: {
-              /**
-               * @description What the budget covers; org = every call of the organization
-               * @enum {string}
-               */
-              type: 'org' | 'project' | 'api_key' | 'end_user' | 'tag' | 'key_metadata';
-              /** @description project, api_key, end_user: the one project, key or end user covered; omitted = each one separately */
-              id?: string;
-              /** @description tag: the `key=value` pair covered; key_metadata: the `name=value` pair of API key metadata whose keys are covered; omitted = each pair separately */
-              value?: string;
-            };
-            /**
-             * @description UTC calendar period (weeks start on Monday); total never resets
-             * @enum {string}
-             */
-            period: 'daily' | 'weekly' | 'monthly' | 'total';
-            limit_usd: number;
-            thresholds: number[];
-            /**
-             * @description block: calls over the limit get 402; alert_only: webhooks only
-             * @enum {string}
-             */
-            action: 'block' | 'alert_only';
-            models: string[] | null;
-            /** @description Null for a per-member budget unless ?member= names one (see members), and after deletion */
-            status: {
-              spent_usd: number;
-              /** @description Held by calls in flight */
-              reserved_usd: number;
-              remaining_usd: number;
-              /** @description ISO-8601 UTC timestamp */
-              period_start: string;
-              period_end: string | null;
-              exceeded: boolean;
-              /** @description Spend projected linearly to the period's end */
-              forecast_usd: number;
-            } | null;
-            /** @description Per-member budgets: up to 20 members with spend this period, most spent first */
-            members?: {
-              member: string;
-              status: {
-                spent_usd: number;
-                /** @description Held by calls in flight */
-                reserved_usd: number;
-                remaining_usd: number;
-                /** @description ISO-8601 UTC timestamp */
-                period_start: string;
-                period_end: string | null;
-                exceeded: boolean;
-                /** @description Spend projected linearly to the period's end */
-                forecast_usd: number;
-              };
-            }[];
-            /** @description ISO-8601 UTC timestamp */
-            created_at: string;
-            /** @description ISO-8601 UTC timestamp */
-            updated_at: string;
-            deleted_at: string | null;
-          };
+          'application/json': components['schemas']['Budget'];
         };
       };
       400: components['responses']['Error400'];
@@ -4176,51 +3434,7 @@ export interface operations {
         };
         content: {
           'application/json': {
-            data: {
-              id: string;
-              /** @constant */
-              object: 'guardrail';
-              name: string;
-              scope: {
-                type: 'org' | 'project' | 'api_key' | 'routing_config';
-                /** @description The project, API key or routing config id; none for org */
-                id?: string;
-              };
-              /** @description enforce: verdicts change calls; shadow: verdicts are only recorded */
-              mode: 'enforce' | 'shadow';
-              checks: {
-                type: 'pii' | 'regex' | 'keywords' | 'max_input_tokens' | 'max_messages' | 'webhook';
-                /** @description Where the check runs: the request, the answer (streams as they flow), or both */
-                stage: 'input' | 'output' | 'both';
-                /** @description block: refuse (400 guardrail_blocked); mask: replace matches; flag: record only */
-                action: 'block' | 'mask' | 'flag';
-                /** @description pii: the entity types to detect */
-                entities?: ('email' | 'phone' | 'credit_card' | 'iban' | 'us_ssn' | 'ip_address' | 'secret')[];
-                /** @description pii with action mask on the input: put the originals back into the caller's answer */
-                restore?: boolean;
-                /** @description regex: JavaScript regular expressions */
-                patterns?: string[];
-                /** @description regex: any of i, m, s, u */
-                flags?: string;
-                /** @description regex on the output: the longest text one match spans (the stream hold-back) */
-                max_match?: number;
-                /** @description keywords: whole-word, case-insensitive */
-                words?: string[];
-                /** @description max_input_tokens, max_messages: the most allowed */
-                limit?: number;
-                /** @description webhook: the http(s) URL that gets the POST */
-                url?: string;
-                /** @description webhook: how long to wait for the answer (default 500) */
-                timeout_ms?: number;
-                /** @description webhook: what a timeout, an error or a malformed answer counts as (default allow) */
-                on_error?: 'allow' | 'block';
-              }[];
-              /** @description ISO-8601 UTC timestamp */
-              created_at: string;
-              /** @description ISO-8601 UTC timestamp */
-              updated_at: string;
-              deleted_at: string | null;
-            }[];
+            data: components['schemas']['Guardrail'][];
             next_cursor: string | null;
             has_more: boolean;
           };
@@ -4243,41 +3457,11 @@ export interface operations {
       content: {
         'application/json': {
           name: string;
-          scope: {
-            type: 'org' | 'project' | 'api_key' | 'routing_config';
-            /** @description The project, API key or routing config id; none for org */
-            id?: string;
-          };
+          scope: components['schemas']['CreateGuardrailScope'];
           /** @description enforce: verdicts change calls; shadow: verdicts are only recorded */
           mode?: 'enforce' | 'shadow';
           /** @description Run in this order */
-          checks: {
-            type: 'pii' | 'regex' | 'keywords' | 'max_input_tokens' | 'max_messages' | 'webhook';
-            /** @description Where the check runs: the request, the answer (streams as they flow), or both */
-            stage: 'input' | 'output' | 'both';
-            /** @description block: refuse (400 guardrail_blocked); mask: replace matches; flag: record only */
-            action: 'block' | 'mask' | 'flag';
-            /** @description pii: the entity types to detect */
-            entities?: ('email' | 'phone' | 'credit_card' | 'iban' | 'us_ssn' | 'ip_address' | 'secret')[];
-            /** @description pii with action mask on the input: put the originals back into the caller's answer */
-            restore?: boolean;
-            /** @description regex: JavaScript regular expressions */
-            patterns?: string[];
-            /** @description regex: any of i, m, s, u */
-            flags?: string;
-            /** @description regex on the output: the longest text one match spans (the stream hold-back) */
-            max_match?: number;
-            /** @description keywords: whole-word, case-insensitive */
-            words?: string[];
-            /** @description max_input_tokens, max_messages: the most allowed */
-            limit?: number;
-            /** @description webhook: the http(s) URL that gets the POST */
-            url?: string;
-            /** @description webhook: how long to wait for the answer (default 500) */
-            timeout_ms?: number;
-            /** @description webhook: what a timeout, an error or a malformed answer counts as (default allow) */
-            on_error?: 'allow' | 'block';
-          }[];
+          checks: components['schemas']['Checks'][];
         };
       };
     };
@@ -4292,41 +3476,12 @@ export interface operations {
             id: string;
             /** @constant */
             object: 'guardrail';
+            managed_by: 'config' | null;
             name: string;
-            scope: {
-              type: 'org' | 'project' | 'api_key' | 'routing_config';
-              /** @description The project, API key or routing config id; none for org */
-              id?: string;
-            };
+            scope: components['schemas']['CreateGuardrailScope'];
             /** @description enforce: verdicts change calls; shadow: verdicts are only recorded */
             mode: 'enforce' | 'shadow';
-            checks: {
-              type: 'pii' | 'regex' | 'keywords' | 'max_input_tokens' | 'max_messages' | 'webhook';
-              /** @description Where the check runs: the request, the answer (streams as they flow), or both */
-              stage: 'input' | 'output' | 'both';
-              /** @description block: refuse (400 guardrail_blocked); mask: replace matches; flag: record only */
-              action: 'block' | 'mask' | 'flag';
-              /** @description pii: the entity types to detect */
-              entities?: ('email' | 'phone' | 'credit_card' | 'iban' | 'us_ssn' | 'ip_address' | 'secret')[];
-              /** @description pii with action mask on the input: put the originals back into the caller's answer */
-              restore?: boolean;
-              /** @description regex: JavaScript regular expressions */
-              patterns?: string[];
-              /** @description regex: any of i, m, s, u */
-              flags?: string;
-              /** @description regex on the output: the longest text one match spans (the stream hold-back) */
-              max_match?: number;
-              /** @description keywords: whole-word, case-insensitive */
-              words?: string[];
-              /** @description max_input_tokens, max_messages: the most allowed */
-              limit?: number;
-              /** @description webhook: the http(s) URL that gets the POST */
-              url?: string;
-              /** @description webhook: how long to wait for the answer (default 500) */
-              timeout_ms?: number;
-              /** @description webhook: what a timeout, an error or a malformed answer counts as (default allow) */
-              on_error?: 'allow' | 'block';
-            }[];
+            checks: components['schemas']['Checks'][];
             /** @description ISO-8601 UTC timestamp */
             created_at: string;
             /** @description ISO-8601 UTC timestamp */
@@ -4360,51 +3515,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            /** @constant */
-            object: 'guardrail';
-            name: string;
-            scope: {
-              type: 'org' | 'project' | 'api_key' | 'routing_config';
-              /** @description The project, API key or routing config id; none for org */
-              id?: string;
-            };
-            /** @description enforce: verdicts change calls; shadow: verdicts are only recorded */
-            mode: 'enforce' | 'shadow';
-            checks: {
-              type: 'pii' | 'regex' | 'keywords' | 'max_input_tokens' | 'max_messages' | 'webhook';
-              /** @description Where the check runs: the request, the answer (streams as they flow), or both */
-              stage: 'input' | 'output' | 'both';
-              /** @description block: refuse (400 guardrail_blocked); mask: replace matches; flag: record only */
-              action: 'block' | 'mask' | 'flag';
-              /** @description pii: the entity types to detect */
-              entities?: ('email' | 'phone' | 'credit_card' | 'iban' | 'us_ssn' | 'ip_address' | 'secret')[];
-              /** @description pii with action mask on the input: put the originals back into the caller's answer */
-              restore?: boolean;
-              /** @description regex: JavaScript regular expressions */
-              patterns?: string[];
-              /** @description regex: any of i, m, s, u */
-              flags?: string;
-              /** @description regex on the output: the longest text one match spans (the stream hold-back) */
-              max_match?: number;
-              /** @description keywords: whole-word, case-insensitive */
-              words?: string[];
-              /** @description max_input_tokens, max_messages: the most allowed */
-              limit?: number;
-              /** @description webhook: the http(s) URL that gets the POST */
-              url?: string;
-              /** @description webhook: how long to wait for the answer (default 500) */
-              timeout_ms?: number;
-              /** @description webhook: what a timeout, an error or a malformed answer counts as (default allow) */
-              on_error?: 'allow' | 'block';
-            }[];
-            /** @description ISO-8601 UTC timestamp */
-            created_at: string;
-            /** @description ISO-8601 UTC timestamp */
-            updated_at: string;
-            deleted_at: string | null;
-          };
+          'application/json': components['schemas']['Guardrail'];
         };
       };
       400: components['responses']['Error400'];
@@ -4430,51 +3541,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            /** @constant */
-            object: 'guardrail';
-            name: string;
-            scope: {
-              type: 'org' | 'project' | 'api_key' | 'routing_config';
-              /** @description The project, API key or routing config id; none for org */
-              id?: string;
-            };
-            /** @description enforce: verdicts change calls; shadow: verdicts are only recorded */
-            mode: 'enforce' | 'shadow';
-            checks: {
-              type: 'pii' | 'regex' | 'keywords' | 'max_input_tokens' | 'max_messages' | 'webhook';
-              /** @description Where the check runs: the request, the answer (streams as they flow), or both */
-              stage: 'input' | 'output' | 'both';
-              /** @description block: refuse (400 guardrail_blocked); mask: replace matches; flag: record only */
-              action: 'block' | 'mask' | 'flag';
-              /** @description pii: the entity types to detect */
-              entities?: ('email' | 'phone' | 'credit_card' | 'iban' | 'us_ssn' | 'ip_address' | 'secret')[];
-              /** @description pii with action mask on the input: put the originals back into the caller's answer */
-              restore?: boolean;
-              /** @description regex: JavaScript regular expressions */
-              patterns?: string[];
-              /** @description regex: any of i, m, s, u */
-              flags?: string;
-              /** @description regex on the output: the longest text one match spans (the stream hold-back) */
-              max_match?: number;
-              /** @description keywords: whole-word, case-insensitive */
-              words?: string[];
-              /** @description max_input_tokens, max_messages: the most allowed */
-              limit?: number;
-              /** @description webhook: the http(s) URL that gets the POST */
-              url?: string;
-              /** @description webhook: how long to wait for the answer (default 500) */
-              timeout_ms?: number;
-              /** @description webhook: what a timeout, an error or a malformed answer counts as (default allow) */
-              on_error?: 'allow' | 'block';
-            }[];
-            /** @description ISO-8601 UTC timestamp */
-            created_at: string;
-            /** @description ISO-8601 UTC timestamp */
-            updated_at: string;
-            deleted_at: string | null;
-          };
+          'application/json': components['schemas']['Guardrail'];
         };
       };
       400: components['responses']['Error400'];
@@ -4496,41 +3563,11 @@ export interface operations {
       content: {
         'application/json': {
           name?: string;
-          scope?: {
-            type: 'org' | 'project' | 'api_key' | 'routing_config';
-            /** @description The project, API key or routing config id; none for org */
-            id?: string;
-          };
+          scope?: components['schemas']['CreateGuardrailScope'];
           /** @description enforce: verdicts change calls; shadow: verdicts are only recorded */
           mode?: 'enforce' | 'shadow';
           /** @description Run in this order */
-          checks?: {
-            type: 'pii' | 'regex' | 'keywords' | 'max_input_tokens' | 'max_messages' | 'webhook';
-            /** @description Where the check runs: the request, the answer (streams as they flow), or both */
-            stage: 'input' | 'output' | 'both';
-            /** @description block: refuse (400 guardrail_blocked); mask: replace matches; flag: record only */
-            action: 'block' | 'mask' | 'flag';
-            /** @description pii: the entity types to detect */
-            entities?: ('email' | 'phone' | 'credit_card' | 'iban' | 'us_ssn' | 'ip_address' | 'secret')[];
-            /** @description pii with action mask on the input: put the originals back into the caller's answer */
-            restore?: boolean;
-            /** @description regex: JavaScript regular expressions */
-            patterns?: string[];
-            /** @description regex: any of i, m, s, u */
-            flags?: string;
-            /** @description regex on the output: the longest text one match spans (the stream hold-back) */
-            max_match?: number;
-            /** @description keywords: whole-word, case-insensitive */
-            words?: string[];
-            /** @description max_input_tokens, max_messages: the most allowed */
-            limit?: number;
-            /** @description webhook: the http(s) URL that gets the POST */
-            url?: string;
-            /** @description webhook: how long to wait for the answer (default 500) */
-            timeout_ms?: number;
-            /** @description webhook: what a timeout, an error or a malformed answer counts as (default allow) */
-            on_error?: 'allow' | 'block';
-          }[];
+          checks?: components['schemas']['Checks'][];
         };
       };
     };
@@ -4541,51 +3578,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            /** @constant */
-            object: 'guardrail';
-            name: string;
-            scope: {
-              type: 'org' | 'project' | 'api_key' | 'routing_config';
-              /** @description The project, API key or routing config id; none for org */
-              id?: string;
-            };
-            /** @description enforce: verdicts change calls; shadow: verdicts are only recorded */
-            mode: 'enforce' | 'shadow';
-            checks: {
-              type: 'pii' | 'regex' | 'keywords' | 'max_input_tokens' | 'max_messages' | 'webhook';
-              /** @description Where the check runs: the request, the answer (streams as they flow), or both */
-              stage: 'input' | 'output' | 'both';
-              /** @description block: refuse (400 guardrail_blocked); mask: replace matches; flag: record only */
-              action: 'block' | 'mask' | 'flag';
-              /** @description pii: the entity types to detect */
-              entities?: ('email' | 'phone' | 'credit_card' | 'iban' | 'us_ssn' | 'ip_address' | 'secret')[];
-              /** @description pii with action mask on the input: put the originals back into the caller's answer */
-              restore?: boolean;
-              /** @description regex: JavaScript regular expressions */
-              patterns?: string[];
-              /** @description regex: any of i, m, s, u */
-              flags?: string;
-              /** @description regex on the output: the longest text one match spans (the stream hold-back) */
-              max_match?: number;
-              /** @description keywords: whole-word, case-insensitive */
-              words?: string[];
-              /** @description max_input_tokens, max_messages: the most allowed */
-              limit?: number;
-              /** @description webhook: the http(s) URL that gets the POST */
-              url?: string;
-              /** @description webhook: how long to wait for the answer (default 500) */
-              timeout_ms?: number;
-              /** @description webhook: what a timeout, an error or a malformed answer counts as (default allow) */
-              on_error?: 'allow' | 'block';
-            }[];
-            /** @description ISO-8601 UTC timestamp */
-            created_at: string;
-            /** @description ISO-8601 UTC timestamp */
-            updated_at: string;
-            deleted_at: string | null;
-          };
+          'application/json': components['schemas']['Guardrail'];
         };
       };
       400: components['responses']['Error400'];
@@ -4627,34 +3620,7 @@ export interface operations {
         };
         content: {
           'application/json': {
-            data: {
-              id: string;
-              /** @description ISO 8601 */
-              at: string;
-              actor: {
-                type: 'api_key' | 'user' | 'system';
-                id: string;
-                name: string | null;
-              };
-              /** @description <resource>.<verb>, e.g. routing_config.update */
-              action: string;
-              resource: {
-                type: string;
-                id: string | null;
-              };
-              /** @description JSON value (secrets redacted), or null */
-              before: unknown;
-              /** @description JSON value (secrets redacted), or null */
-              after: unknown;
-              request_id: string | null;
-              ip: string | null;
-              user_agent: string | null;
-              /** @description Position in the organization chain */
-              seq: number;
-              prev_hash: string;
-              /** @description SHA-256 over this entry and prev_hash */
-              hash: string;
-            }[];
+            data: components['schemas']['ListAuditLogsData'][];
             next_cursor: string | null;
             has_more: boolean;
           };
@@ -4712,34 +3678,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            /** @description ISO 8601 */
-            at: string;
-            actor: {
-              type: 'api_key' | 'user' | 'system';
-              id: string;
-              name: string | null;
-            };
-            /** @description <resource>.<verb>, e.g. routing_config.update */
-            action: string;
-            resource: {
-              type: string;
-              id: string | null;
-            };
-            /** @description JSON value (secrets redacted), or null */
-            before: unknown;
-            /** @description JSON value (secrets redacted), or null */
-            after: unknown;
-            request_id: string | null;
-            ip: string | null;
-            user_agent: string | null;
-            /** @description Position in the organization chain */
-            seq: number;
-            prev_hash: string;
-            /** @description SHA-256 over this entry and prev_hash */
-            hash: string;
-          };
+          'application/json': components['schemas']['ListAuditLogsData'];
         };
       };
       400: components['responses']['Error400'];
@@ -4769,29 +3708,7 @@ export interface operations {
         };
         content: {
           'application/json': {
-            data: {
-              /** @constant */
-              object: 'user';
-              id: string;
-              email: string | null;
-              name: string | null;
-              /** @description admin, developer, viewer or inference */
-              role: 'admin' | 'developer' | 'viewer' | 'inference';
-              /** @description 'claims': mapped from the identity provider at each sign-in; 'admin': set here, kept across sign-ins */
-              role_source: 'claims' | 'admin';
-              project_id: string | null;
-              /** @description False once deactivated: every session ended, sign-in refused */
-              active: boolean;
-              /** @description The identity provider's issuer */
-              issuer: string;
-              /** @description The provider's stable id for the person (sub) */
-              subject: string;
-              /** @description ISO-8601 UTC timestamp */
-              created_at: string;
-              /** @description ISO-8601 UTC timestamp */
-              updated_at: string;
-              last_sign_in_at: string | null;
-            }[];
+            data: components['schemas']['User'][];
             next_cursor: string | null;
             has_more: boolean;
           };
@@ -4820,29 +3737,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            /** @constant */
-            object: 'user';
-            id: string;
-            email: string | null;
-            name: string | null;
-            /** @description admin, developer, viewer or inference */
-            role: 'admin' | 'developer' | 'viewer' | 'inference';
-            /** @description 'claims': mapped from the identity provider at each sign-in; 'admin': set here, kept across sign-ins */
-            role_source: 'claims' | 'admin';
-            project_id: string | null;
-            /** @description False once deactivated: every session ended, sign-in refused */
-            active: boolean;
-            /** @description The identity provider's issuer */
-            issuer: string;
-            /** @description The provider's stable id for the person (sub) */
-            subject: string;
-            /** @description ISO-8601 UTC timestamp */
-            created_at: string;
-            /** @description ISO-8601 UTC timestamp */
-            updated_at: string;
-            last_sign_in_at: string | null;
-          };
+          'application/json': components['schemas']['User'];
         };
       };
       400: components['responses']['Error400'];
@@ -4877,29 +3772,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            /** @constant */
-            object: 'user';
-            id: string;
-            email: string | null;
-            name: string | null;
-            /** @description admin, developer, viewer or inference */
-            role: 'admin' | 'developer' | 'viewer' | 'inference';
-            /** @description 'claims': mapped from the identity provider at each sign-in; 'admin': set here, kept across sign-ins */
-            role_source: 'claims' | 'admin';
-            project_id: string | null;
-            /** @description False once deactivated: every session ended, sign-in refused */
-            active: boolean;
-            /** @description The identity provider's issuer */
-            issuer: string;
-            /** @description The provider's stable id for the person (sub) */
-            subject: string;
-            /** @description ISO-8601 UTC timestamp */
-            created_at: string;
-            /** @description ISO-8601 UTC timestamp */
-            updated_at: string;
-            last_sign_in_at: string | null;
-          };
+          'application/json': components['schemas']['User'];
         };
       };
       400: components['responses']['Error400'];
@@ -4929,30 +3802,7 @@ export interface operations {
         };
         content: {
           'application/json': {
-            data: {
-              id: string;
-              /** @constant */
-              object: 'mcp_server';
-              name: string;
-              transport: 'streamable_http' | 'sse' | 'stdio';
-              url: string | null;
-              /** @description Headers sent to the server (values are never shown) */
-              header_names: string[];
-              command: string | null;
-              args: string[];
-              env_names: string[];
-              project_id: string | null;
-              allowed_tools: string[] | null;
-              rate_limits: {
-                rpm?: number;
-                concurrency?: number;
-              } | null;
-              enabled: boolean;
-              /** @description ISO-8601 UTC timestamp */
-              created_at: string;
-              /** @description ISO-8601 UTC timestamp */
-              updated_at: string;
-            }[];
+            data: components['schemas']['McpServer'][];
             next_cursor: string | null;
             has_more: boolean;
           };
@@ -5003,30 +3853,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            /** @constant */
-            object: 'mcp_server';
-            name: string;
-            transport: 'streamable_http' | 'sse' | 'stdio';
-            url: string | null;
-            /** @description Headers sent to the server (values are never shown) */
-            header_names: string[];
-            command: string | null;
-            args: string[];
-            env_names: string[];
-            project_id: string | null;
-            allowed_tools: string[] | null;
-            rate_limits: {
-              rpm?: number;
-              concurrency?: number;
-            } | null;
-            enabled: boolean;
-            /** @description ISO-8601 UTC timestamp */
-            created_at: string;
-            /** @description ISO-8601 UTC timestamp */
-            updated_at: string;
-          };
+          'application/json': components['schemas']['McpServer'];
         };
       };
       400: components['responses']['Error400'];
@@ -5052,30 +3879,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            /** @constant */
-            object: 'mcp_server';
-            name: string;
-            transport: 'streamable_http' | 'sse' | 'stdio';
-            url: string | null;
-            /** @description Headers sent to the server (values are never shown) */
-            header_names: string[];
-            command: string | null;
-            args: string[];
-            env_names: string[];
-            project_id: string | null;
-            allowed_tools: string[] | null;
-            rate_limits: {
-              rpm?: number;
-              concurrency?: number;
-            } | null;
-            enabled: boolean;
-            /** @description ISO-8601 UTC timestamp */
-            created_at: string;
-            /** @description ISO-8601 UTC timestamp */
-            updated_at: string;
-          };
+          'application/json': components['schemas']['McpServer'];
         };
       };
       400: components['responses']['Error400'];
@@ -5101,30 +3905,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            /** @constant */
-            object: 'mcp_server';
-            name: string;
-            transport: 'streamable_http' | 'sse' | 'stdio';
-            url: string | null;
-            /** @description Headers sent to the server (values are never shown) */
-            header_names: string[];
-            command: string | null;
-            args: string[];
-            env_names: string[];
-            project_id: string | null;
-            allowed_tools: string[] | null;
-            rate_limits: {
-              rpm?: number;
-              concurrency?: number;
-            } | null;
-            enabled: boolean;
-            /** @description ISO-8601 UTC timestamp */
-            created_at: string;
-            /** @description ISO-8601 UTC timestamp */
-            updated_at: string;
-          };
+          'application/json': components['schemas']['McpServer'];
         };
       };
       400: components['responses']['Error400'];
@@ -5174,30 +3955,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            id: string;
-            /** @constant */
-            object: 'mcp_server';
-            name: string;
-            transport: 'streamable_http' | 'sse' | 'stdio';
-            url: string | null;
-            /** @description Headers sent to the server (values are never shown) */
-            header_names: string[];
-            command: string | null;
-            args: string[];
-            env_names: string[];
-            project_id: string | null;
-            allowed_tools: string[] | null;
-            rate_limits: {
-              rpm?: number;
-              concurrency?: number;
-            } | null;
-            enabled: boolean;
-            /** @description ISO-8601 UTC timestamp */
-            created_at: string;
-            /** @description ISO-8601 UTC timestamp */
-            updated_at: string;
-          };
+          'application/json': components['schemas']['McpServer'];
         };
       };
       400: components['responses']['Error400'];
@@ -5264,7 +4022,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Set the glob patterns over <server>__<tool> a key may see and call through /mcp/v1 (null: every tool) */
+      /** @description Set the glob patterns over <server>__<tool> a key may see and call through /mcp/v1 (null: every tool); an alias of PATCH /manage/v1/api-keys/{key_id} with allowed_tools */
       200: {
         headers: {
           [name: string]: unknown;
@@ -5306,46 +4064,7 @@ export interface operations {
           'application/json': {
             /** @constant */
             object: 'list';
-            data: {
-              /** @description As callers write it: `vendor/model` */
-              id: string;
-              /** @constant */
-              object: 'model';
-              vendor: string;
-              kind: 'chat' | 'embeddings' | 'images' | 'audio';
-              context_window: number | null;
-              max_output_tokens: number | null;
-              dimensions: number | null;
-              /** @description USD per 1M tokens, overrides applied; null where the model is not billed by tokens */
-              prices: {
-                input: number | null;
-                output: number | null;
-                cache_read: number | null;
-                cache_write: number | null;
-                /** @description The organization's own rates replace the list prices */
-                overridden: boolean;
-              };
-              media_prices: {
-                [key: string]: number;
-              } | null;
-              capabilities: {
-                tools: boolean;
-                vision: boolean;
-                json_schema: boolean;
-                thinking: boolean;
-                prompt_cache: boolean;
-                dimensions: boolean;
-              };
-              /** @description Active provider credentials that serve it (empty: not reachable) */
-              credentials: {
-                id: string;
-                name: string;
-              }[];
-              /** @description The caller's routing configs that name it (`@slug`) */
-              configs: string[];
-              /** @description Model aliases that stand for it */
-              aliases: string[];
-            }[];
+            data: components['schemas']['Model'][];
           };
         };
       };
@@ -5373,46 +4092,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            /** @description As callers write it: `vendor/model` */
-            id: string;
-            /** @constant */
-            object: 'model';
-            vendor: string;
-            kind: 'chat' | 'embeddings' | 'images' | 'audio';
-            context_window: number | null;
-            max_output_tokens: number | null;
-            dimensions: number | null;
-            /** @description USD per 1M tokens, overrides applied; null where the model is not billed by tokens */
-            prices: {
-              input: number | null;
-              output: number | null;
-              cache_read: number | null;
-              cache_write: number | null;
-              /** @description The organization's own rates replace the list prices */
-              overridden: boolean;
-            };
-            media_prices: {
-              [key: string]: number;
-            } | null;
-            capabilities: {
-              tools: boolean;
-              vision: boolean;
-              json_schema: boolean;
-              thinking: boolean;
-              prompt_cache: boolean;
-              dimensions: boolean;
-            };
-            /** @description Active provider credentials that serve it (empty: not reachable) */
-            credentials: {
-              id: string;
-              name: string;
-            }[];
-            /** @description The caller's routing configs that name it (`@slug`) */
-            configs: string[];
-            /** @description Model aliases that stand for it */
-            aliases: string[];
-          };
+          'application/json': components['schemas']['Model'];
         };
       };
       400: components['responses']['Error400'];
@@ -5439,17 +4119,7 @@ export interface operations {
           'application/json': {
             /** @constant */
             object: 'list';
-            data: {
-              /** @description The alias name */
-              id: string;
-              /** @constant */
-              object: 'model_alias';
-              name: string;
-              /** @description `@slug` or `vendor/model` */
-              model: string;
-              created_at: string;
-              updated_at: string;
-            }[];
+            data: components['schemas']['ModelAlias'][];
           };
         };
       };
@@ -5483,17 +4153,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            /** @description The alias name */
-            id: string;
-            /** @constant */
-            object: 'model_alias';
-            name: string;
-            /** @description `@slug` or `vendor/model` */
-            model: string;
-            created_at: string;
-            updated_at: string;
-          };
+          'application/json': components['schemas']['ModelAlias'];
         };
       };
       400: components['responses']['Error400'];
@@ -5550,19 +4210,7 @@ export interface operations {
           'application/json': {
             /** @constant */
             object: 'list';
-            data: {
-              /** @description The priced model, `vendor/<catalog id>` */
-              id: string;
-              /** @constant */
-              object: 'model_price';
-              model: string;
-              input: number;
-              output: number;
-              cache_read: number | null;
-              cache_write: number | null;
-              created_at: string;
-              updated_at: string;
-            }[];
+            data: components['schemas']['ModelPrice'][];
           };
         };
       };
@@ -5602,19 +4250,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            /** @description The priced model, `vendor/<catalog id>` */
-            id: string;
-            /** @constant */
-            object: 'model_price';
-            model: string;
-            input: number;
-            output: number;
-            cache_read: number | null;
-            cache_write: number | null;
-            created_at: string;
-            updated_at: string;
-          };
+          'application/json': components['schemas']['ModelPrice'];
         };
       };
       400: components['responses']['Error400'];

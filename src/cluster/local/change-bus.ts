@@ -60,6 +60,11 @@ export class LocalChangeBus implements ChangeBus {
     };
   }
 
+  /** Never called: every event of this process reaches its subscribers, so there is no gap to repair. */
+  onResume(_handler: () => void): () => void {
+    return () => {};
+  }
+
   /** Stops delivery: later publishes resolve at once; waits for deliveries already under way. */
   async close(): Promise<void> {
     this.#closed = true;

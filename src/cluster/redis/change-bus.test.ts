@@ -104,8 +104,11 @@ describe('RedisChangeBus through an outage', { skip: serverSkip }, () => {
     const keyPrefix = randomPrefix();
     const a = new RedisChangeBus({ url: server.url, keyPrefix, logger, onStateChange: (s) => states.push(s) });
     const b = new RedisChangeBus({ url: server.url, keyPrefix });
+    let resumes = 0;
+    b.onResume(() => resumes++);
     try {
       await until(() => a.state === 'redis' && b.state === 'redis', 5000);
+      assert.equal(resumes, 1, 'the first subscription resumes: what came before it was not heard');
       const local: string[] = [];
       const remote: string[] = [];
       a.subscribe('credential', (e) => void local.push(e.id));
@@ -123,6 +126,7 @@ describe('RedisChangeBus through an outage', { skip: serverSkip }, () => {
       await until(() => a.state === 'redis' && b.state === 'redis', 10_000, 'reconnection');
       await a.publish({ topic: 'credential', id: 'prov_after', orgId: 'o' });
       await until(() => remote.includes('prov_after'), 2000, 'delivery after the outage');
+      assert.equal(resumes, 2, 'each resubscription resumes: the 20 events of the outage never reach b');
       assert.deepEqual(states, ['redis', 'local', 'redis']);
       assert.ok(lines.some((l) => l.startsWith('info: Redis is back')));
     } finally {

@@ -6,7 +6,9 @@
 // Pub/sub delivers at most once: a message sent while an instance is disconnected is lost to it.
 // That is acceptable because an event carries no data, only what to reload, and the live mirrors'
 // periodic poll of the store repairs whatever was missed. For the same reason a Redis outage never
-// fails a publish: local delivery goes on, the other instances catch up through their poll.
+// fails a publish: local delivery goes on, the other instances catch up through their poll. So that
+// the repair does not wait for the poll's timer, each subscription (the first one included: it
+// completes some time after the mirrors have loaded) tells the onResume handlers to re-read at once.
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { ChangeBus, ChangeEvent, ChangeTopic } from '../../ports/change-bus.ts';
@@ -59,6 +61,7 @@ export class RedisChangeBus implements ChangeBus {
   readonly #instance: string;
   readonly #log: ClusterLog;
   readonly #onStateChange: (state: LinkState) => void;
+  readonly #resumeHandlers = new Set<() => void>();
   #subscribed = false;
   #state: LinkState = 'local';
   #outageLogged = false;
@@ -79,6 +82,7 @@ export class RedisChangeBus implements ChangeBus {
         () => {
           this.#subscribed = true;
           this.#check();
+          this.#resumed();
         },
         (err: unknown) => this.#down(err),
       );
@@ -114,10 +118,20 @@ export class RedisChangeBus implements ChangeBus {
     return this.#local.subscribe(topic, handler);
   }
 
+  onResume(handler: () => void): () => void {
+    // Its own entry, as for subscribe: one function added twice is called twice.
+    const entry = () => handler();
+    this.#resumeHandlers.add(entry);
+    return () => {
+      this.#resumeHandlers.delete(entry);
+    };
+  }
+
   /** Stops delivery, waits for deliveries under way, and closes both connections. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#resumeHandlers.clear();
     await this.#local.close();
     await Promise.all(
       [this.#sub, this.#pub].map((client) =>
@@ -145,6 +159,18 @@ export class RedisChangeBus implements ChangeBus {
     // Subscriber failures go to onError inside the local bus; nothing waits for this delivery.
     void this.#local.publish({ topic, id, orgId });
   };
+
+  #resumed(): void {
+    if (this.#closed) return;
+    for (const handler of [...this.#resumeHandlers]) {
+      try {
+        handler();
+      } catch (err) {
+        // One broken handler must not keep the others from catching up; their poll still runs.
+        this.#log.error({ err }, 'a change subscriber could not catch up after subscribing');
+      }
+    }
+  }
 
   #check(): void {
     if (this.#closed || !this.#subscribed || this.#pub.status !== 'ready' || this.#state === 'redis') return;

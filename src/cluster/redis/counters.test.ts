@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import type { AdmitRequest, BudgetCheck, RateCheck } from '../../ports/counters.ts';
 import { LocalCounters } from '../local/counters.ts';
 import { RedisCounters } from './counters.ts';
-import { dropKeys, keysUnder, randomPrefix, redisSkip, testClient, untilReady } from './test-support.ts';
+import { admitRequest, dropKeys, keysUnder, randomPrefix, redisSkip, testClient, untilReady } from './test-support.ts';
 
 const skip = await redisSkip();
 
@@ -33,14 +33,7 @@ async function cluster(n: number, opts: { leaseMs?: number; budgetTtlMs?: number
 
 const rate = (limits: RateCheck['limits']): RateCheck => ({ key: 'k:1', scope: 'api_key', limits });
 const budget: BudgetCheck = { key: 'b1::0', budgetId: 'b1', limitUsd: 1, block: true };
-const req = (over: Partial<AdmitRequest>): AdmitRequest => ({
-  now: 1_700_000_000_000,
-  tokens: 0,
-  costUsd: 0,
-  rates: [],
-  budgets: [],
-  ...over,
-});
+const req = (over: Partial<AdmitRequest>): AdmitRequest => admitRequest(over, 1_700_000_000_000);
 
 describe('RedisCounters across instances', { skip }, () => {
   test('rpm 30: a burst of 90 admissions over 3 instances admits exactly 30', async () => {

@@ -6,20 +6,13 @@ import type { AdmitRequest, BudgetCheck, RateCheck } from '../../ports/counters.
 import { type ClusterLog, createRedisClient, type LinkState } from './client.ts';
 import { RedisCounters } from './counters.ts';
 import { FailoverCounters } from './failover-counters.ts';
-import { freePort, RedisProcess, randomPrefix, redisServerSkip, until } from './test-support.ts';
+import { admitRequest, freePort, RedisProcess, randomPrefix, redisServerSkip, until } from './test-support.ts';
 
 const skip = await redisServerSkip();
 
 const budget: BudgetCheck = { key: 'b1::0', budgetId: 'b1', limitUsd: 10, block: true };
 const rate = (limits: RateCheck['limits']): RateCheck => ({ key: 'k:1', scope: 'api_key', limits });
-const req = (over: Partial<AdmitRequest>): AdmitRequest => ({
-  now: Date.now(),
-  tokens: 0,
-  costUsd: 0,
-  rates: [],
-  budgets: [],
-  ...over,
-});
+const req = (over: Partial<AdmitRequest>): AdmitRequest => admitRequest(over);
 
 /** Retries an assertion until it holds (what it checks arrives asynchronously). */
 async function eventually(check: () => Promise<void>, timeoutMs = 2000): Promise<void> {
@@ -71,12 +64,18 @@ describe('FailoverCounters', { skip }, () => {
     for (const s of servers) await s.kill();
   });
 
-  test('answers locally while Redis is down, and goes back to Redis by itself', async () => {
+  /** A fresh Redis and failover counters that have reached it, both closed after the tests. */
+  async function connected() {
     const server = await RedisProcess.start();
     servers.push(server);
-    const { counters, states, log } = failover(server.url);
-    closing.push(() => counters.close());
-    await until(() => counters.state === 'redis', 5000, 'first connection');
+    const made = failover(server.url);
+    closing.push(() => made.counters.close());
+    await until(() => made.counters.state === 'redis', 5000, 'first connection');
+    return { server, ...made };
+  }
+
+  test('answers locally while Redis is down, and goes back to Redis by itself', async () => {
+    const { server, counters, states, log } = await connected();
 
     // Admitted in Redis; its call is still running when Redis goes away.
     const inFlight = req({ costUsd: 0.2, budgets: [budget], rates: [rate({ concurrency: 50 })] });
@@ -129,11 +128,7 @@ describe('FailoverCounters', { skip }, () => {
   });
 
   test('a hung Redis: calls give up at the deadline, and an admission that ran anyway is undone', async () => {
-    const server = await RedisProcess.start();
-    servers.push(server);
-    const { counters, states, log } = failover(server.url);
-    closing.push(() => counters.close());
-    await until(() => counters.state === 'redis', 5000, 'first connection');
+    const { server, counters, states, log } = await connected();
     // Loads the scripts: the frozen server then runs the admission as soon as it wakes.
     const warm = req({ costUsd: 0.1, budgets: [budget] });
     assert.ok((await counters.admit(warm)).ok);

@@ -9,19 +9,12 @@ import type { AdmitRequest, AdmitResult, RateCheck } from '../../ports/counters.
 import { createRedisClient } from './client.ts';
 import { RedisCounters } from './counters.ts';
 import { FailoverCounters } from './failover-counters.ts';
-import { delayProxy, RedisProcess, randomPrefix, redisServerSkip, until } from './test-support.ts';
+import { admitRequest, delayProxy, RedisProcess, randomPrefix, redisServerSkip, until } from './test-support.ts';
 
 const skip = await redisServerSkip();
 
 const rpm = (n: number): RateCheck => ({ key: 'k:1', scope: 'api_key', limits: { rpm: n } });
-const req = (over: Partial<AdmitRequest>): AdmitRequest => ({
-  now: Date.now(),
-  tokens: 0,
-  costUsd: 0,
-  rates: [],
-  budgets: [],
-  ...over,
-});
+const req = (over: Partial<AdmitRequest>): AdmitRequest => admitRequest(over);
 
 function instance(url: string, prefix: string, mode: LimitsWithoutRedis, deadlineMs = 300) {
   const redis = new RedisCounters({ client: createRedisClient(url, { commandTimeoutMs: null }), keyPrefix: prefix });

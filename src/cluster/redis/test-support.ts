@@ -6,9 +6,15 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type Socket, connect as tcpConnect } from 'node:net';
 import type { Redis } from 'ioredis';
+import type { AdmitRequest } from '../../ports/counters.ts';
 import { createRedisClient } from './client.ts';
 
 export const TEST_REDIS_URL = process.env.SWITCHYARD_TEST_REDIS ?? 'redis://127.0.0.1:6379';
+
+/** An admit call that counts nothing and checks nothing but what `over` adds. */
+export function admitRequest(over: Partial<AdmitRequest>, now = Date.now()): AdmitRequest {
+  return { now, tokens: 0, costUsd: 0, rates: [], budgets: [], ...over };
+}
 
 let probe: Promise<string | undefined> | undefined;
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { text, thinking, toolUse } from '../../ir/test-kit.ts';
 import { fixtureJson } from '../shared/fixtures.ts';
 import { fromAnthropicResponse } from './decode-response.ts';
 
@@ -8,10 +9,10 @@ test('thinking with signature, redacted thinking, text and tool use; cache usage
     id: 'msg_01XYZ',
     model: 'claude-sonnet-4-5-20250929',
     content: [
-      { type: 'thinking', thinking: 'The user wants weather.', signature: 'EqQBsig' },
+      thinking('The user wants weather.', 'EqQBsig'),
       { type: 'redacted_thinking', data: 'ENCRYPTED' },
-      { type: 'text', text: 'Checking the weather.' },
-      { type: 'tool_use', id: 'toolu_01A', name: 'get_weather', input: { city: 'Paris' } },
+      text('Checking the weather.'),
+      toolUse('toolu_01A', 'get_weather', { city: 'Paris' }),
     ],
     stopReason: 'tool_use',
     rawStopReason: 'tool_use',

@@ -1,44 +1,25 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import * as ir from '../../ir/test-kit.ts';
 import type { ChatRequest } from '../../ir/types.ts';
 import { toAnthropicBody } from './encode-request.ts';
 
-const base: ChatRequest = {
-  model: 'claude-sonnet-4-5',
-  system: [],
-  messages: [],
-  tools: [],
-  params: {},
-  stream: false,
-};
+const base: ChatRequest = ir.chatRequest('claude-sonnet-4-5');
 
 test('merges same-role turns, tool results first, thinking echoed, cache_control kept, default max_tokens', () => {
   const body = toAnthropicBody({
     ...base,
-    system: [{ type: 'text', text: 'Sys', cacheControl: { type: 'ephemeral', ttl: '1h' } }],
+    system: [ir.text('Sys', { type: 'ephemeral', ttl: '1h' })],
     messages: [
-      { role: 'user', content: [{ type: 'text', text: 'Weather?' }] },
-      {
-        role: 'assistant',
-        content: [
-          { type: 'thinking', thinking: 'hmm', signature: 'SIG' },
-          { type: 'thinking', thinking: 'unsigned, from another upstream' },
-          { type: 'redacted_thinking', data: 'RED' },
-          { type: 'tool_use', id: 'call:1', name: 'get_weather', input: { city: 'Paris' } },
-        ],
-      },
-      { role: 'user', content: [{ type: 'text', text: 'and then?' }] },
-      {
-        role: 'user',
-        content: [
-          {
-            type: 'tool_result',
-            toolUseId: 'call:1',
-            isError: true,
-            content: [{ type: 'text', text: 'boom' }],
-          },
-        ],
-      },
+      ir.user(ir.text('Weather?')),
+      ir.assistant(
+        ir.thinking('hmm', 'SIG'),
+        ir.thinking('unsigned, from another upstream'),
+        { type: 'redacted_thinking', data: 'RED' },
+        ir.toolUse('call:1', 'get_weather', { city: 'Paris' }),
+      ),
+      ir.user(ir.text('and then?')),
+      ir.user(ir.toolResult('call:1', 'boom', true)),
     ],
     tools: [{ name: 'get_weather', inputSchema: { type: 'object' }, cacheControl: { type: 'ephemeral' } }],
     params: { stop: ['END', '  '], temperature: 1.7, topK: 4, user: 'u1', seed: 3 },
@@ -118,15 +99,7 @@ test('thinking: budget on top of the default, sampling dropped, forced tool choi
 test('response format asks for JSON in the system prompt; images map to sources', () => {
   const body = toAnthropicBody({
     ...base,
-    messages: [
-      {
-        role: 'user',
-        content: [
-          { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'AAA' } },
-          { type: 'image', source: { kind: 'url', url: 'https://x/y.png' } },
-        ],
-      },
-    ],
+    messages: [ir.user(ir.imageBase64('AAA'), ir.imageUrl('https://x/y.png'))],
     params: { responseFormat: { type: 'json_schema', name: 'o', schema: { type: 'object' } } },
   }).body;
   const system = body.system as Array<{ text: string }>;
@@ -144,20 +117,6 @@ test('response format asks for JSON in the system prompt; images map to sources'
   ]);
 });
 
-const imageResult: ChatRequest['messages'] = [
-  { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'shot', input: {} }] },
-  {
-    role: 'user',
-    content: [
-      {
-        type: 'tool_result',
-        toolUseId: 't1',
-        content: [{ type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'AAAA' } }],
-      },
-    ],
-  },
-];
-
 test('warnings: parameters the wire lacks are said, seed only noted, nothing said for a plain call', () => {
   assert.deepEqual(toAnthropicBody({ ...base, params: { maxTokens: 10, topK: 5 } }).warnings, []);
   const { body, warnings } = toAnthropicBody({
@@ -173,7 +132,7 @@ test('warnings: parameters the wire lacks are said, seed only noted, nothing sai
   for (const key of ['presence_penalty', 'frequency_penalty', 'logit_bias', 'seed']) assert.equal(body[key], undefined);
   assert.equal(body.top_k, 5);
   // Images in tool results travel on this wire: nothing to say.
-  assert.deepEqual(toAnthropicBody({ ...base, messages: imageResult }).warnings, []);
+  assert.deepEqual(toAnthropicBody({ ...base, messages: [...ir.IMAGE_TOOL_RESULT] }).warnings, []);
 });
 
 test('warnings: a temperature above 1 is clamped and said', () => {

@@ -1,17 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { chatRequest, text, user } from '../../ir/test-kit.ts';
 import type { ChatRequest } from '../../ir/types.ts';
 import type { Target } from '../types.ts';
 import { anthropicAdapter } from './index.ts';
 
-const req: ChatRequest = {
-  model: 'ignored',
-  system: [],
-  messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
-  tools: [],
-  params: { maxTokens: 10 },
-  stream: false,
-};
+const req: ChatRequest = chatRequest('ignored', { messages: [user(text('hi'))], params: { maxTokens: 10 } });
 
 test('anthropic: x-api-key, default version, family headers win, base URL override', async () => {
   const target: Target = {

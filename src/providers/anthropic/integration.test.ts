@@ -1,19 +1,13 @@
 // Smoke test against the fake upstream (tools/fake-upstream) through the real executor.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { type FakeUpstream, startFakeUpstream } from '../../../tools/fake-upstream/server.ts';
+import { test } from 'node:test';
+import { useFakeUpstream } from '../../../test/helpers/fake-upstream.ts';
 import { sendUpstream } from '../http.ts';
 import { smokeChat } from '../shared/integration-support.ts';
 import type { Target } from '../types.ts';
 import { anthropicAdapter } from './index.ts';
 
-let fake: FakeUpstream;
-before(async () => {
-  fake = await startFakeUpstream({ port: 0 });
-});
-after(async () => {
-  await fake.close();
-});
+const fake = useFakeUpstream();
 
 test('anthropic: chat, stream, tools, thinking, errors against the fake', async () => {
   const t: Target = {

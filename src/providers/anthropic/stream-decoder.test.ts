@@ -1,17 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { assertErrorEnd, stopEvent, textBlockEvents, thinkingBlockEvents, toolBlockEvents } from '../../ir/test-kit.ts';
 import type { StreamEvent } from '../../ir/types.ts';
-import { assertStreamInvariants, fixtureLines, replay } from '../shared/fixtures.ts';
+import { anthropicSseFixture, assertStreamInvariants, replay } from '../shared/fixtures.ts';
 import type { UpstreamEvent } from '../types.ts';
 import { newAnthropicStreamDecoder } from './stream-decoder.ts';
 
-/** Fixture lines are `event: <name>|<data JSON>`, one SSE event each. */
-function sse(name: string): UpstreamEvent[] {
-  return fixtureLines('anthropic', name).map((line) => {
-    const bar = line.indexOf('|');
-    return { event: line.slice('event: '.length, bar), data: line.slice(bar + 1) };
-  });
-}
+const sse = anthropicSseFixture;
 
 const expectedThinkingTools: StreamEvent[] = [
   {
@@ -20,22 +15,12 @@ const expectedThinkingTools: StreamEvent[] = [
     model: 'claude-sonnet-4-5',
     usage: { input: 25, output: 1, cacheRead: 7, cacheWrite: 0 },
   },
-  { type: 'block_start', index: 0, block: { type: 'thinking' } },
-  { type: 'thinking_delta', index: 0, text: 'Let me see.' },
-  { type: 'signature_delta', index: 0, signature: 'EqQB' },
-  { type: 'block_stop', index: 0 },
-  { type: 'block_start', index: 1, block: { type: 'text' } },
-  { type: 'text_delta', index: 1, text: 'Checking' },
-  { type: 'block_stop', index: 1 },
-  { type: 'block_start', index: 2, block: { type: 'tool_use', id: 'toolu_01T', name: 'get_weather' } },
-  { type: 'tool_args_delta', index: 2, partialJson: '{"city": "Pa' },
-  { type: 'tool_args_delta', index: 2, partialJson: 'ris"}' },
-  { type: 'block_stop', index: 2 },
-  { type: 'block_start', index: 3, block: { type: 'tool_use', id: 'toolu_01U', name: 'get_time' } },
-  { type: 'tool_args_delta', index: 3, partialJson: '{}' },
-  { type: 'block_stop', index: 3 },
+  ...thinkingBlockEvents(0, ['Let me see.'], 'EqQB'),
+  ...textBlockEvents(1, 'Checking'),
+  ...toolBlockEvents(2, 'toolu_01T', 'get_weather', '{"city": "Pa', 'ris"}'),
+  ...toolBlockEvents(3, 'toolu_01U', 'get_time', '{}'),
   { type: 'usage', usage: { output: 89 } },
-  { type: 'stop', stopReason: 'tool_use', rawStopReason: 'tool_use', stopSequence: null },
+  stopEvent('tool_use'),
 ];
 
 test('thinking, text and tool blocks; ping ignored; empty tool input becomes {}', () => {
@@ -47,14 +32,7 @@ test('thinking, text and tool blocks; ping ignored; empty tool input becomes {}'
 test('mid-stream overloaded error: error event, retryable 529, no stop', () => {
   const events = replay(newAnthropicStreamDecoder(), sse('stream-overloaded.chunks.txt'));
   assertStreamInvariants(events);
-  const last = events[events.length - 1];
-  assert.equal(last.type, 'error');
-  if (last.type !== 'error') return;
-  assert.equal(last.error.status, 529);
-  assert.equal(last.error.kind, 'overloaded');
-  assert.equal(last.error.retryable, true);
-  assert.equal(last.error.message, 'Overloaded');
-  assert.equal(events.filter((e) => e.type === 'stop').length, 0);
+  assertErrorEnd(events, { status: 529, kind: 'overloaded', retryable: true, message: 'Overloaded' });
 });
 
 test('truncated stream: end() closes the open block and emits end_turn once', () => {
@@ -79,9 +57,5 @@ test('skipped server-tool blocks leave no gap in block indexes', () => {
     ev({ type: 'message_stop' }),
   ]);
   assertStreamInvariants(events);
-  assert.deepEqual(events.slice(1, 4), [
-    { type: 'block_start', index: 0, block: { type: 'text' } },
-    { type: 'text_delta', index: 0, text: 'Hi' },
-    { type: 'block_stop', index: 0 },
-  ]);
+  assert.deepEqual(events.slice(1, 4), textBlockEvents(0, 'Hi'));
 });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { text, thinking, toolUse } from '../../ir/test-kit.ts';
 import { fixtureJson } from '../shared/fixtures.ts';
 import { fromConverseResponse } from './decode-response.ts';
 
@@ -12,10 +13,7 @@ describe('fromConverseResponse', () => {
       {
         id: 'ID',
         model: 'amazon.nova-pro-v1:0',
-        content: [
-          { type: 'thinking', thinking: 'User greets me.', signature: 'sig-xyz' },
-          { type: 'text', text: 'Hello there!' },
-        ],
+        content: [thinking('User greets me.', 'sig-xyz'), text('Hello there!')],
         stopReason: 'end_turn',
         rawStopReason: 'end_turn',
         stopSequence: null,
@@ -27,8 +25,8 @@ describe('fromConverseResponse', () => {
   it('maps tool use, redacted reasoning and cache writes', () => {
     const res = fromConverseResponse(fixtureJson('bedrock', 'converse-tool.json'), 'm');
     assert.deepEqual(res.content, [
-      { type: 'text', text: 'Looking it up.' },
-      { type: 'tool_use', id: 'tooluse_aBc123', name: 'get_weather', input: { city: 'Paris' } },
+      text('Looking it up.'),
+      toolUse('tooluse_aBc123', 'get_weather', { city: 'Paris' }),
       { type: 'redacted_thinking', data: 'cmVkYWN0ZWQ=' },
     ]);
     assert.equal(res.stopReason, 'tool_use');

@@ -1,42 +1,24 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import * as ir from '../../ir/test-kit.ts';
 import type { ChatRequest } from '../../ir/types.ts';
 import { toConverseBody } from './encode-request.ts';
 
-const base = (over: Partial<ChatRequest>): ChatRequest => ({
-  model: 'amazon.nova-pro-v1:0',
-  system: [],
-  messages: [],
-  tools: [],
-  params: {},
-  stream: false,
-  ...over,
-});
+const base = (over: Partial<ChatRequest>): ChatRequest => ir.chatRequest('amazon.nova-pro-v1:0', over);
 
 describe('toConverseBody', () => {
   it('maps system, blocks, merged turns and inference config; URL images are dropped', () => {
     const body = toConverseBody(
       base({
-        system: [{ type: 'text', text: 'Be brief.', cacheControl: { type: 'ephemeral' } }],
+        system: [ir.text('Be brief.', { type: 'ephemeral' })],
         messages: [
-          {
-            role: 'user',
-            content: [
-              { type: 'text', text: 'Look:' },
-              { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'AAAA' } },
-              { type: 'image', source: { kind: 'url', url: 'https://example.com/a.png' } },
-              { type: 'text', text: '   ' },
-            ],
-          },
-          { role: 'user', content: [{ type: 'text', text: 'and this' }] },
-          {
-            role: 'assistant',
-            content: [
-              { type: 'thinking', thinking: 'pondering', signature: 'sig' },
-              { type: 'redacted_thinking', data: 'cmVk' },
-              { type: 'text', text: 'Sure.' },
-            ],
-          },
+          ir.user(ir.text('Look:'), ir.imageBase64('AAAA'), ir.imageUrl('https://example.com/a.png'), ir.text('   ')),
+          ir.user(ir.text('and this')),
+          ir.assistant(
+            { type: 'thinking', thinking: 'pondering', signature: 'sig' },
+            { type: 'redacted_thinking', data: 'cmVk' },
+            ir.text('Sure.'),
+          ),
         ],
         params: { maxTokens: 200, temperature: 0.3, topP: 0.8, topK: 5, stop: ['###'], seed: 1, user: 'u' },
       }),
@@ -63,18 +45,9 @@ describe('toConverseBody', () => {
 
   it('maps tools and tool choice, and tool results (status only for Claude)', () => {
     const messages: ChatRequest['messages'] = [
-      { role: 'user', content: [{ type: 'text', text: 'Weather in Paris?' }] },
-      {
-        role: 'assistant',
-        content: [{ type: 'tool_use', id: 'tooluse_1', name: 'get_weather', input: { city: 'Paris' } }],
-      },
-      {
-        role: 'user',
-        content: [
-          { type: 'text', text: 'here' },
-          { type: 'tool_result', toolUseId: 'tooluse_1', content: [{ type: 'text', text: '18C' }], isError: false },
-        ],
-      },
+      ir.user(ir.text('Weather in Paris?')),
+      ir.assistant(ir.toolUse('tooluse_1', 'get_weather', { city: 'Paris' })),
+      ir.user(ir.text('here'), ir.toolResult('tooluse_1', '18C', false)),
     ];
     const tools = [{ name: 'get_weather', description: 'Weather', inputSchema: { type: 'object', properties: {} } }];
     const nova = toConverseBody(base({ messages, tools, toolChoice: { type: 'tool', name: 'get_weather' } })).body;
@@ -125,9 +98,9 @@ describe('toConverseBody', () => {
     const body = toConverseBody(
       base({
         messages: [
-          { role: 'user', content: [{ type: 'text', text: 'hi' }] },
-          { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'lookup', input: {} }] },
-          { role: 'user', content: [{ type: 'tool_result', toolUseId: 't1', content: [] }] },
+          ir.user(ir.text('hi')),
+          ir.assistant(ir.toolUse('t1', 'lookup', {})),
+          ir.user(ir.toolResult('t1', [])),
         ],
       }),
     ).body;
@@ -206,16 +179,13 @@ describe('toConverseBody warnings', () => {
   });
 
   it('says each kind of dropped image once', () => {
-    const url = { type: 'image' as const, source: { kind: 'url' as const, url: 'https://x/y.png' } };
+    const url = ir.imageUrl('https://x/y.png');
     const { warnings } = toConverseBody(
       base({
         messages: [
-          { role: 'user', content: [url, url, { type: 'text', text: 'look' }] },
-          { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'shot', input: {} }] },
-          {
-            role: 'user',
-            content: [{ type: 'tool_result', toolUseId: 't1', content: [{ type: 'text', text: 'x' }, url] }],
-          },
+          ir.user(url, url, ir.text('look')),
+          ir.assistant(ir.toolUse('t1', 'shot', {})),
+          ir.user(ir.toolResult('t1', [ir.text('x'), url])),
         ],
       }),
     );

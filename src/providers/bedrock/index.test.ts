@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { chatRequest, text, user } from '../../ir/test-kit.ts';
 import type { ChatRequest } from '../../ir/types.ts';
 import { fixtureJson } from '../shared/fixtures.ts';
 import type { Target } from '../types.ts';
@@ -178,14 +179,7 @@ describe('bedrock embeddings', () => {
 });
 
 describe('bedrockAnthropicAdapter (InvokeModel with Anthropic bodies)', () => {
-  const req: ChatRequest = {
-    model: 'ignored',
-    system: [],
-    messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
-    tools: [],
-    params: { maxTokens: 10 },
-    stream: false,
-  };
+  const req: ChatRequest = chatRequest('ignored', { messages: [user(text('hi'))], params: { maxTokens: 10 } });
 
   it('invoke URL with encoded model id, body without model/stream, version and betas in body, signed', async () => {
     const target: Target = {

@@ -2,9 +2,15 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
+import { assertErrorEnd, stopEvent, textBlockEvents, thinkingBlockEvents, toolBlockEvents } from '../../ir/test-kit.ts';
 import type { StreamEvent } from '../../ir/types.ts';
 import { newAnthropicStreamDecoder } from '../anthropic/stream-decoder.ts';
-import { assertStreamInvariants, fixtureLines, replay as replayRecords } from '../shared/fixtures.ts';
+import {
+  anthropicSseFixture,
+  assertStreamInvariants,
+  fixtureLines,
+  replay as replayRecords,
+} from '../shared/fixtures.ts';
 import type { UpstreamEvent } from '../types.ts';
 import { EventStreamDecoder } from './eventstream.ts';
 import { newConverseStreamDecoder, newInvokeAnthropicStreamDecoder } from './stream-decoder.ts';
@@ -51,35 +57,21 @@ describe('ConverseStream decoder', () => {
   it('replays reasoning + text, holding the stop until usage arrives', () => {
     assert.deepEqual(replay('text.chunks.txt'), [
       { type: 'start', id: 'ID', model: 'amazon.nova-pro-v1:0' },
-      { type: 'block_start', index: 0, block: { type: 'thinking' } },
-      { type: 'thinking_delta', index: 0, text: 'Hmm, ' },
-      { type: 'thinking_delta', index: 0, text: 'a greeting.' },
-      { type: 'signature_delta', index: 0, signature: 'sig-1' },
-      { type: 'block_stop', index: 0 },
-      { type: 'block_start', index: 1, block: { type: 'text' } },
-      { type: 'text_delta', index: 1, text: 'Hel' },
-      { type: 'text_delta', index: 1, text: 'lo!' },
-      { type: 'block_stop', index: 1 },
+      ...thinkingBlockEvents(0, ['Hmm, ', 'a greeting.'], 'sig-1'),
+      ...textBlockEvents(1, 'Hel', 'lo!'),
       { type: 'usage', usage: { input: 12, output: 6, cacheRead: 4 } },
-      { type: 'stop', stopReason: 'end_turn', rawStopReason: 'end_turn', stopSequence: null },
+      stopEvent('end_turn'),
     ]);
   });
 
   it('replays tool calls with argument fragments and {} for a call without input', () => {
     assert.deepEqual(replay('tools.chunks.txt'), [
       { type: 'start', id: 'ID', model: 'amazon.nova-pro-v1:0' },
-      { type: 'block_start', index: 0, block: { type: 'text' } },
-      { type: 'text_delta', index: 0, text: 'Let me check.' },
-      { type: 'block_stop', index: 0 },
-      { type: 'block_start', index: 1, block: { type: 'tool_use', id: 'tooluse_1', name: 'get_weather' } },
-      { type: 'tool_args_delta', index: 1, partialJson: '{"city":' },
-      { type: 'tool_args_delta', index: 1, partialJson: '"Paris"}' },
-      { type: 'block_stop', index: 1 },
-      { type: 'block_start', index: 2, block: { type: 'tool_use', id: 'tooluse_2', name: 'get_time' } },
-      { type: 'tool_args_delta', index: 2, partialJson: '{}' },
-      { type: 'block_stop', index: 2 },
+      ...textBlockEvents(0, 'Let me check.'),
+      ...toolBlockEvents(1, 'tooluse_1', 'get_weather', '{"city":', '"Paris"}'),
+      ...toolBlockEvents(2, 'tooluse_2', 'get_time', '{}'),
       { type: 'usage', usage: { input: 30, output: 15 } },
-      { type: 'stop', stopReason: 'tool_use', rawStopReason: 'tool_use', stopSequence: null },
+      stopEvent('tool_use'),
     ]);
   });
 
@@ -87,20 +79,19 @@ describe('ConverseStream decoder', () => {
     const events = replay('midstream-error.chunks.txt');
     assert.equal(events.length, 4);
     assert.deepEqual(events[2], { type: 'text_delta', index: 0, text: 'Partial' });
-    const last = events[3];
-    assert.equal(last.type, 'error');
-    if (last.type === 'error') {
-      assert.deepEqual(
-        [last.error.status, last.error.kind, last.error.retryable, last.error.message, last.error.code],
-        [429, 'rate_limit', true, 'Too many tokens, please wait before trying again.', 'throttlingException'],
-      );
-    }
+    assertErrorEnd(events, {
+      status: 429,
+      kind: 'rate_limit',
+      retryable: true,
+      message: 'Too many tokens, please wait before trying again.',
+      code: 'throttlingException',
+    });
   });
 
   it('emits the held stop at stream end when metadata never came', () => {
     assert.deepEqual(replay('no-metadata.chunks.txt').slice(-2), [
       { type: 'block_stop', index: 0 },
-      { type: 'stop', stopReason: 'max_tokens', rawStopReason: 'max_tokens', stopSequence: null },
+      stopEvent('max_tokens'),
     ]);
   });
 
@@ -118,15 +109,7 @@ describe('ConverseStream decoder', () => {
   });
 });
 
-/** Anthropic's recorded SSE events (`event: <name>|<data JSON>` a line) ... */
-function anthropicSse(name: string): UpstreamEvent[] {
-  return fixtureLines('anthropic', name).map((line) => {
-    const bar = line.indexOf('|');
-    return { event: line.slice('event: '.length, bar), data: line.slice(bar + 1) };
-  });
-}
-
-/** ... as InvokeModel streams them: `chunk` frames with the event JSON base64-encoded. */
+/** Anthropic's recorded SSE events as InvokeModel streams them: `chunk` frames with the event JSON base64-encoded. */
 function invokeFrames(events: UpstreamEvent[]): UpstreamEvent[] {
   return events.map((e) => ({
     event: 'chunk',
@@ -137,22 +120,17 @@ function invokeFrames(events: UpstreamEvent[]): UpstreamEvent[] {
 
 describe('InvokeModel stream of Claude', () => {
   it('decodes its frames to the events the Anthropic decoder makes of the same stream', () => {
-    const events = anthropicSse('stream-thinking-tools.chunks.txt');
+    const events = anthropicSseFixture('stream-thinking-tools.chunks.txt');
     const viaBedrock = replayRecords(newInvokeAnthropicStreamDecoder(), invokeFrames(events));
     assert.ok(viaBedrock.some((e) => e.type === 'tool_args_delta'));
     assert.deepEqual(viaBedrock, replayRecords(newAnthropicStreamDecoder(), events));
   });
 
   it('turns an exception frame into an error event', () => {
-    const frames = invokeFrames(anthropicSse('stream-overloaded.chunks.txt').slice(0, 2));
+    const frames = invokeFrames(anthropicSseFixture('stream-overloaded.chunks.txt').slice(0, 2));
     frames.push({ event: 'throttlingException', messageType: 'exception', data: '{"message":"Too many requests"}' });
     const events = replayRecords(newInvokeAnthropicStreamDecoder(), frames);
     assertStreamInvariants(events);
-    const last = events[events.length - 1];
-    assert.equal(last.type, 'error');
-    if (last.type !== 'error') return;
-    assert.equal(last.error.status, 429);
-    assert.equal(last.error.kind, 'rate_limit');
-    assert.equal(last.error.message, 'Too many requests');
+    assertErrorEnd(events, { status: 429, kind: 'rate_limit', message: 'Too many requests' });
   });
 });

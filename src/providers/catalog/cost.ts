@@ -29,6 +29,12 @@ export interface CostOptions {
   price?: ModelPrice;
 }
 
+/**
+ * An organization's own rates for a model (LiveState.priceOverride, built in one place from the
+ * stored overrides); undefined for list prices. Whatever prices a call, before or after, takes one.
+ */
+export type PriceLookup = (orgId: string, vendor: VendorId, model: string) => ModelPrice | undefined;
+
 const PER_TOKEN = 1 / 1_000_000;
 
 /** Rounds to 1e-9 USD: finer than any vendor bills, and keeps float noise out of stored sums. */

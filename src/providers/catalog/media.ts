@@ -6,6 +6,7 @@ import type { Usage } from '../../ir/types.ts';
 import { isRecord, type UnknownRecord } from '../../util/json.ts';
 import { VENDORS, type VendorId } from '../types.ts';
 import { normalizeModelId } from './normalize.ts';
+import type { ModelPrice } from './types.ts';
 
 export type MediaPrice =
   | {
@@ -108,8 +109,23 @@ export interface ImageBill {
   usage?: Usage;
 }
 
-/** USD of an images call; undefined when the catalog has no price for the model. */
-export function imageCost(vendor: VendorId, model: string, bill: ImageBill): number | undefined {
+/**
+ * Whether a model is billed per image, per character or per minute: a price override (USD per 1M
+ * tokens) cannot express its price, so the settings service refuses one for it.
+ */
+export function billedPerUnit(vendor: VendorId, model: string): boolean {
+  const p = mediaPrice(vendor, model);
+  if (p === undefined) return false;
+  return p.kind !== 'image' || p.inputPer1m === undefined || p.outputPer1m === undefined;
+}
+
+/**
+ * USD of an images call; undefined when neither the catalog nor `price` (the org's override, per
+ * 1M tokens, for token-billed image models) prices it.
+ */
+export function imageCost(vendor: VendorId, model: string, bill: ImageBill, price?: ModelPrice): number | undefined {
+  if (price !== undefined && bill.usage !== undefined)
+    return round((bill.usage.input * price.input + bill.usage.output * price.output) / 1_000_000);
   const p = mediaPrice(vendor, model);
   if (p?.kind !== 'image') return undefined;
   if (p.inputPer1m !== undefined && p.outputPer1m !== undefined && bill.usage !== undefined)

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { text, thinking, toolUse } from '../../ir/test-kit.ts';
 import { fixtureJson } from '../shared/fixtures.ts';
 import { fromGeminiResponse } from './decode-response.ts';
 
@@ -15,10 +16,7 @@ describe('fromGeminiResponse', () => {
     assert.deepEqual(fromGeminiResponse(json('text-with-thoughts.json'), 'gemini-2.5-flash', ids()), {
       id: 'resp-abc123',
       model: 'gemini-2.5-flash',
-      content: [
-        { type: 'thinking', thinking: 'Considering the greeting.' },
-        { type: 'text', text: 'Hello, world!' },
-      ],
+      content: [thinking('Considering the greeting.'), text('Hello, world!')],
       stopReason: 'end_turn',
       rawStopReason: 'STOP',
       stopSequence: null,
@@ -32,10 +30,10 @@ describe('fromGeminiResponse', () => {
     assert.equal(res.rawStopReason, 'STOP');
     assert.match(res.id, /^gen_/);
     assert.deepEqual(res.content, [
-      { type: 'text', text: 'Let me check.' },
-      { type: 'thinking', thinking: '', signature: 'c2lnLTE=' },
-      { type: 'tool_use', id: 'call_test1', name: 'get_weather', input: { city: 'Paris' } },
-      { type: 'tool_use', id: 'call_test2', name: 'get_time', input: {} },
+      text('Let me check.'),
+      thinking('', 'c2lnLTE='),
+      toolUse('call_test1', 'get_weather', { city: 'Paris' }),
+      toolUse('call_test2', 'get_time', {}),
     ]);
     assert.deepEqual(res.usage, { input: 40, output: 18 });
   });

@@ -1,48 +1,22 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import * as ir from '../../ir/test-kit.ts';
 import type { ChatRequest } from '../../ir/types.ts';
 import { toGeminiBody } from './encode-request.ts';
 import { toGeminiSchema } from './openapi-schema.ts';
 
-const base = (over: Partial<ChatRequest>): ChatRequest => ({
-  model: 'gemini-2.5-flash',
-  system: [],
-  messages: [],
-  tools: [],
-  params: {},
-  stream: false,
-  ...over,
-});
+const base = (over: Partial<ChatRequest>): ChatRequest => ir.chatRequest('gemini-2.5-flash', over);
 
 describe('toGeminiBody', () => {
   it('maps system, roles, images, tool calls and tool results (name from the earlier call)', () => {
     const body = toGeminiBody(
       base({
-        system: [{ type: 'text', text: 'Be brief.' }],
+        system: [ir.text('Be brief.')],
         messages: [
-          {
-            role: 'user',
-            content: [
-              { type: 'text', text: 'Weather?' },
-              { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'AAAA' } },
-              { type: 'image', source: { kind: 'url', url: 'https://example.com/cat.webp?x=1' } },
-            ],
-          },
-          {
-            role: 'assistant',
-            content: [
-              { type: 'thinking', thinking: '', signature: 'sig-1' },
-              { type: 'tool_use', id: 'call_1', name: 'get_weather', input: { city: 'Paris' } },
-            ],
-          },
-          {
-            role: 'user',
-            content: [
-              { type: 'text', text: 'thanks' },
-              { type: 'tool_result', toolUseId: 'call_1', content: [{ type: 'text', text: '18C' }] },
-            ],
-          },
-          { role: 'user', content: [{ type: 'text', text: 'and?' }] },
+          ir.user(ir.text('Weather?'), ir.imageBase64('AAAA'), ir.imageUrl('https://example.com/cat.webp?x=1')),
+          ir.assistant(ir.thinking('', 'sig-1'), ir.toolUse('call_1', 'get_weather', { city: 'Paris' })),
+          ir.user(ir.text('thanks'), ir.toolResult('call_1', '18C')),
+          ir.user(ir.text('and?')),
         ],
       }),
     ).body;
@@ -78,15 +52,9 @@ describe('toGeminiBody', () => {
       base({
         model: 'gemini-3-pro-preview',
         messages: [
-          { role: 'user', content: [{ type: 'text', text: 'hi' }] },
-          {
-            role: 'assistant',
-            content: [
-              { type: 'thinking', thinking: 'hmm', signature: 's' },
-              { type: 'tool_use', id: 'c', name: 'f', input: 'raw' },
-            ],
-          },
-          { role: 'user', content: [{ type: 'tool_result', toolUseId: 'c', content: [], isError: true }] },
+          ir.user(ir.text('hi')),
+          ir.assistant(ir.thinking('hmm', 's'), ir.toolUse('c', 'f', 'raw')),
+          ir.user(ir.toolResult('c', [], true)),
         ],
       }),
     ).body;
@@ -262,23 +230,7 @@ describe('toGeminiBody warnings', () => {
   });
 
   it('says an image dropped from a tool result', () => {
-    const { warnings } = toGeminiBody(
-      base({
-        messages: [
-          { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'shot', input: {} }] },
-          {
-            role: 'user',
-            content: [
-              {
-                type: 'tool_result',
-                toolUseId: 't1',
-                content: [{ type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'AAAA' } }],
-              },
-            ],
-          },
-        ],
-      }),
-    );
+    const { warnings } = toGeminiBody(base({ messages: [...ir.IMAGE_TOOL_RESULT] }));
     assert.deepEqual(warnings, [{ code: 'dropped:tool_result_image' }]);
   });
 });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { chatRequest } from '../../ir/test-kit.ts';
 import { fixtureJson } from '../shared/fixtures.ts';
 import type { Target } from '../types.ts';
 import { geminiAdapter } from './index.ts';
@@ -13,7 +14,7 @@ const target = (over: Partial<Target> = {}): Target => ({
 
 describe('geminiAdapter requests', () => {
   it('builds generateContent and SSE stream URLs with the key header', async () => {
-    const req = { model: 'gemini-2.5-flash', system: [], messages: [], tools: [], params: {}, stream: false };
+    const req = chatRequest('gemini-2.5-flash');
     const plain = await geminiAdapter.chatRequest(req, target());
     assert.equal(plain.url, 'http://127.0.0.1:9/google/v1beta/models/gemini-2.5-flash:generateContent');
     assert.equal(plain.headers['x-goog-api-key'], 'sk-g');

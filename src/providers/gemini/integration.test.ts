@@ -1,17 +1,14 @@
 // Smoke test of the Gemini adapter against the fake upstream through the real executor.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { type FakeUpstream, startFakeUpstream } from '../../../tools/fake-upstream/server.ts';
-import type { ChatRequest, StreamEvent } from '../../ir/types.ts';
-import { sendUpstream, upstreamEvents } from '../http.ts';
+import { describe, it } from 'node:test';
+import { useFakeUpstream } from '../../../test/helpers/fake-upstream.ts';
+import type { ChatRequest } from '../../ir/types.ts';
+import { sendUpstream } from '../http.ts';
+import { answerToolCall, callChat, helloRequest, streamOk } from '../shared/integration-support.ts';
 import type { Target } from '../types.ts';
 import { geminiAdapter } from './index.ts';
 
-let fake: FakeUpstream;
-before(async () => {
-  fake = await startFakeUpstream({ port: 0 });
-});
-after(() => fake.close());
+const fake = useFakeUpstream();
 
 const target = (model: string, apiKey = 'sk-test'): Target => ({
   vendor: 'google',
@@ -19,31 +16,9 @@ const target = (model: string, apiKey = 'sk-test'): Target => ({
   credential: { apiKey, baseUrl: `${fake.url}/google` },
 });
 
-const request = (over: Partial<ChatRequest> = {}): ChatRequest => ({
-  model: 'gemini-2.5-flash',
-  system: [{ type: 'text', text: 'Be brief.' }],
-  messages: [{ role: 'user', content: [{ type: 'text', text: 'hello there' }] }],
-  tools: [],
-  params: { maxTokens: 50 },
-  stream: false,
-  ...over,
-});
-
-async function call(req: ChatRequest, t: Target) {
-  const res = await sendUpstream(await geminiAdapter.chatRequest(req, t));
-  const text = await res.body.text();
-  return { status: res.status, text, headers: res.headers };
-}
-
-async function stream(req: ChatRequest, t: Target): Promise<StreamEvent[]> {
-  const res = await sendUpstream(await geminiAdapter.chatRequest({ ...req, stream: true }, t));
-  assert.equal(res.status, 200);
-  const decoder = geminiAdapter.newStreamDecoder(t);
-  const out: StreamEvent[] = [];
-  for await (const ev of upstreamEvents(res.body, geminiAdapter.streamFraming)) out.push(...decoder.push(ev));
-  out.push(...decoder.end());
-  return out;
-}
+const request = (over: Partial<ChatRequest> = {}): ChatRequest => helloRequest('gemini-2.5-flash', over);
+const call = (req: ChatRequest, t: Target) => callChat(geminiAdapter, req, t);
+const stream = (req: ChatRequest, t: Target) => streamOk(geminiAdapter, req, t);
 
 const weatherTool = {
   name: 'get_weather',
@@ -85,17 +60,7 @@ describe('gemini adapter x fake upstream', () => {
     const use = decoded.content.find((b) => b.type === 'tool_use');
     assert.ok(use && use.type === 'tool_use');
     const second = await call(
-      request({
-        tools: [weatherTool],
-        messages: [
-          ...request().messages,
-          { role: 'assistant', content: decoded.content },
-          {
-            role: 'user',
-            content: [{ type: 'tool_result', toolUseId: use.id, content: [{ type: 'text', text: '18C' }] }],
-          },
-        ],
-      }),
+      answerToolCall(request({ tools: [weatherTool] }), decoded.content, use.id),
       target('gemini-2.5-flash'),
     );
     assert.equal(second.status, 200, second.text);
@@ -114,20 +79,7 @@ describe('gemini adapter x fake upstream', () => {
     assert.ok(decoded.content.some((b) => b.type === 'thinking'));
     const use = decoded.content.find((b) => b.type === 'tool_use');
     assert.ok(use && use.type === 'tool_use');
-    const next = await call(
-      {
-        ...req,
-        messages: [
-          ...req.messages,
-          { role: 'assistant', content: decoded.content },
-          {
-            role: 'user',
-            content: [{ type: 'tool_result', toolUseId: use.id, content: [{ type: 'text', text: '18C' }] }],
-          },
-        ],
-      },
-      t,
-    );
+    const next = await call(answerToolCall(req, decoded.content, use.id), t);
     assert.equal(next.status, 200, next.text);
     const events = await stream(req, t);
     assert.ok(events.some((e) => e.type === 'thinking_delta'));

@@ -1,46 +1,24 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import * as ir from '../../ir/test-kit.ts';
 import type { ChatRequest } from '../../ir/types.ts';
 import { openaiCapabilities } from './capabilities.ts';
 import { toOpenAIChatBody } from './encode-request.ts';
 
-const base: ChatRequest = { model: 'gpt-4o', system: [], messages: [], tools: [], params: {}, stream: false };
+const base: ChatRequest = ir.chatRequest('gpt-4o');
 
 test('full conversation: system, images, tool calls, tool results (text only), thinking dropped', () => {
   const body = toOpenAIChatBody({
     ...base,
-    system: [{ type: 'text', text: 'Be brief.', cacheControl: { type: 'ephemeral' } }],
+    system: [ir.text('Be brief.', { type: 'ephemeral' })],
     messages: [
-      {
-        role: 'user',
-        content: [
-          { type: 'text', text: 'Weather?' },
-          { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'AAAA' } },
-          { type: 'image', source: { kind: 'url', url: 'https://x/y.png' } },
-        ],
-      },
-      {
-        role: 'assistant',
-        content: [
-          { type: 'thinking', thinking: 'hmm', signature: 'sig' },
-          { type: 'text', text: 'Checking.' },
-          { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } },
-        ],
-      },
-      {
-        role: 'user',
-        content: [
-          { type: 'text', text: 'thanks' },
-          {
-            type: 'tool_result',
-            toolUseId: 'toolu_1',
-            content: [
-              { type: 'text', text: 'sunny' },
-              { type: 'image', source: { kind: 'url', url: 'https://x/chart.png' } },
-            ],
-          },
-        ],
-      },
+      ir.user(ir.text('Weather?'), ir.imageBase64('AAAA'), ir.imageUrl('https://x/y.png')),
+      ir.assistant(
+        ir.thinking('hmm', 'sig'),
+        ir.text('Checking.'),
+        ir.toolUse('toolu_1', 'get_weather', { city: 'Paris' }),
+      ),
+      ir.user(ir.text('thanks'), ir.toolResult('toolu_1', [ir.text('sunny'), ir.imageUrl('https://x/chart.png')])),
     ],
     tools: [{ name: 'get_weather', description: 'Weather', inputSchema: { type: 'object', properties: {} } }],
     toolChoice: { type: 'any' },
@@ -115,7 +93,7 @@ test('several system blocks stay separate parts; no tools -> no tool_choice', ()
       { type: 'text', text: 'B' },
     ],
     toolChoice: { type: 'none' },
-    messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+    messages: [ir.user(ir.text('hi'))],
   }).body;
   assert.deepEqual(body.messages, [
     {
@@ -149,20 +127,8 @@ test('warnings: penalties and logit_bias are carried; an image in a tool result 
     ...base,
     params: { presencePenalty: 0.5, frequencyPenalty: -0.5, logitBias: { '50256': -100 } },
     messages: [
-      { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'shot', input: {} }] },
-      {
-        role: 'user',
-        content: [
-          {
-            type: 'tool_result',
-            toolUseId: 't1',
-            content: [
-              { type: 'text', text: 'here' },
-              { type: 'image', source: { kind: 'url', url: 'https://x/y.png' } },
-            ],
-          },
-        ],
-      },
+      ir.assistant(ir.toolUse('t1', 'shot', {})),
+      ir.user(ir.toolResult('t1', [ir.text('here'), ir.imageUrl('https://x/y.png')])),
     ],
   });
   assert.deepEqual([body.presence_penalty, body.frequency_penalty, body.logit_bias], [0.5, -0.5, { '50256': -100 }]);

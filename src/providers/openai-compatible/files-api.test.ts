@@ -3,20 +3,14 @@
 // that reaches nobody throws the transport error.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
-import { type FakeUpstream, startFakeUpstream } from '../../../tools/fake-upstream/server.ts';
+import { describe, test } from 'node:test';
+import { useFakeUpstream } from '../../../test/helpers/fake-upstream.ts';
 import type { FilesTarget } from '../capabilities.ts';
 import { UpstreamTransportError } from '../http.ts';
 import { deleteFile, fileContent, filesUrl, getFile, listFiles, multipartFrame, uploadFile } from './files-api.ts';
 import { AZURE_API_VERSION } from './vendors.ts';
 
-let fake: FakeUpstream;
-before(async () => {
-  fake = await startFakeUpstream({ port: 0 });
-});
-after(async () => {
-  await fake.close();
-});
+const fake = useFakeUpstream();
 
 const VENDORS = [
   ['openai', '/openai/v1'],

@@ -1,18 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { chatRequest, text, user } from '../../ir/test-kit.ts';
 import type { ChatRequest } from '../../ir/types.ts';
 import { fixtureJson } from '../shared/fixtures.ts';
 import type { Target } from '../types.ts';
 import { openaiCompatibleAdapter } from './index.ts';
 
-const req: ChatRequest = {
-  model: 'ignored',
-  system: [],
-  messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
-  tools: [],
-  params: { topK: 3 },
-  stream: true,
-};
+const req: ChatRequest = chatRequest('ignored', { messages: [user(text('hi'))], params: { topK: 3 }, stream: true });
 
 test('adapters are cached singletons', () => {
   assert.equal(openaiCompatibleAdapter('openai'), openaiCompatibleAdapter('openai'));

@@ -1,20 +1,15 @@
 // Smoke test against the fake upstream (tools/fake-upstream) through the real executor.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { type FakeUpstream, startFakeUpstream } from '../../../tools/fake-upstream/server.ts';
+import { test } from 'node:test';
+import { useFakeUpstream } from '../../../test/helpers/fake-upstream.ts';
 import type { ChatRequest } from '../../ir/types.ts';
+import { sendUpstream } from '../http.ts';
 import { assertStreamInvariants } from '../shared/fixtures.ts';
-import { collect, runChat, runStream } from '../shared/integration-support.ts';
+import { collect, helloRequest, runChat, runStream } from '../shared/integration-support.ts';
 import type { Target } from '../types.ts';
 import { openaiCompatibleAdapter } from './index.ts';
 
-let fake: FakeUpstream;
-before(async () => {
-  fake = await startFakeUpstream({ port: 0 });
-});
-after(async () => {
-  await fake.close();
-});
+const fake = useFakeUpstream();
 
 const VENDORS = [
   ['openai', '/openai/v1', 'gpt-4o-mini'],
@@ -27,14 +22,7 @@ function target(vendor: (typeof VENDORS)[number][0], prefix: string, model: stri
   return { vendor, model, credential: { apiKey: 'sk-test-0001', baseUrl: `${fake.url}${prefix}` } };
 }
 
-const req: ChatRequest = {
-  model: 'x',
-  system: [{ type: 'text', text: 'Be brief.' }],
-  messages: [{ role: 'user', content: [{ type: 'text', text: 'hello there' }] }],
-  tools: [],
-  params: { maxTokens: 50 },
-  stream: false,
-};
+const req: ChatRequest = helloRequest('x');
 
 const toolReq: ChatRequest = {
   ...req,
@@ -83,7 +71,6 @@ test('embeddings through openai and azure', async () => {
     const a = openaiCompatibleAdapter(vendor);
     const t = target(vendor, prefix, 'text-embedding-3-small');
     const ereq = { model: 'text-embedding-3-small', input: ['a', 'b'], dimensions: 64 };
-    const { sendUpstream } = await import('../http.ts');
     const [spec] = await a.embeddingRequests(ereq, t);
     const res = await sendUpstream(spec);
     const text = await res.body.text();
@@ -97,7 +84,6 @@ test('embeddings through openai and azure', async () => {
 test('bad key is reported as authentication', async () => {
   const a = openaiCompatibleAdapter('openai');
   const t = target('openai', '/openai/v1', 'gpt-4o-mini');
-  const { sendUpstream } = await import('../http.ts');
   const res = await sendUpstream(await a.verifyKeyRequest({ ...t.credential, apiKey: 'sk-bad-key' }));
   const info = a.decodeError(res.status, await res.body.text(), res.headers);
   assert.equal(info.kind, 'authentication');

@@ -1,79 +1,65 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { assertErrorEnd, stopEvent, textBlockEvents, toolBlockEvents } from '../../ir/test-kit.ts';
+import type { StreamEvent } from '../../ir/types.ts';
 import { assertStreamInvariants, fixtureLines, replay } from '../shared/fixtures.ts';
 import type { UpstreamEvent } from '../types.ts';
 import { newOpenAIStreamDecoder } from './stream-decoder.ts';
 
 const sse = (name: string): UpstreamEvent[] => fixtureLines('openai-compatible', name).map((data) => ({ data }));
 
-test('text stream: usage chunk after finish still precedes the stop', () => {
-  const events = replay(newOpenAIStreamDecoder(), sse('stream-text.chunks.txt'));
+/** A recorded stream through a fresh decoder, checked against the IR stream rules. */
+function decoded(name: string): StreamEvent[] {
+  const events = replay(newOpenAIStreamDecoder(), sse(name));
   assertStreamInvariants(events);
-  assert.deepEqual(events, [
+  return events;
+}
+
+test('text stream: usage chunk after finish still precedes the stop', () => {
+  assert.deepEqual(decoded('stream-text.chunks.txt'), [
     { type: 'start', id: 'chatcmpl-1', model: 'gpt-4o' },
-    { type: 'block_start', index: 0, block: { type: 'text' } },
-    { type: 'text_delta', index: 0, text: 'Hel' },
-    { type: 'text_delta', index: 0, text: 'lo' },
-    { type: 'block_stop', index: 0 },
+    ...textBlockEvents(0, 'Hel', 'lo'),
     { type: 'usage', usage: { input: 9, output: 2 } },
-    { type: 'stop', stopReason: 'end_turn', rawStopReason: 'stop', stopSequence: null },
+    stopEvent('end_turn', 'stop'),
   ]);
 });
 
 test('tool stream: one block per call, `{}` when a call streamed no arguments', () => {
-  const events = replay(newOpenAIStreamDecoder(), sse('stream-tools.chunks.txt'));
-  assertStreamInvariants(events);
-  assert.deepEqual(events, [
+  assert.deepEqual(decoded('stream-tools.chunks.txt'), [
     { type: 'start', id: 'chatcmpl-2', model: 'gpt-4o' },
-    { type: 'block_start', index: 0, block: { type: 'tool_use', id: 'call_a', name: 'get_weather' } },
-    { type: 'tool_args_delta', index: 0, partialJson: '{"city":' },
-    { type: 'tool_args_delta', index: 0, partialJson: '"Paris"}' },
-    { type: 'block_stop', index: 0 },
-    { type: 'block_start', index: 1, block: { type: 'tool_use', id: 'call_b', name: 'get_time' } },
-    { type: 'tool_args_delta', index: 1, partialJson: '{}' },
-    { type: 'block_stop', index: 1 },
+    ...toolBlockEvents(0, 'call_a', 'get_weather', '{"city":', '"Paris"}'),
+    ...toolBlockEvents(1, 'call_b', 'get_time', '{}'),
     { type: 'usage', usage: { input: 30, output: 12 } },
-    { type: 'stop', stopReason: 'tool_use', rawStopReason: 'tool_calls', stopSequence: null },
+    stopEvent('tool_use', 'tool_calls'),
   ]);
 });
 
 test('together: usage on a chunk that also has choices, eos -> end_turn', () => {
-  const events = replay(newOpenAIStreamDecoder(), sse('stream-together.chunks.txt'));
-  assertStreamInvariants(events);
-  assert.deepEqual(events, [
+  assert.deepEqual(decoded('stream-together.chunks.txt'), [
     { type: 'start', id: 'tg-1', model: 'meta-llama/Llama-3.3-70B-Instruct-Turbo' },
-    { type: 'block_start', index: 0, block: { type: 'text' } },
-    { type: 'text_delta', index: 0, text: 'Hi' },
-    { type: 'text_delta', index: 0, text: '!' },
-    { type: 'block_stop', index: 0 },
+    ...textBlockEvents(0, 'Hi', '!'),
     { type: 'usage', usage: { input: 7, output: 2 } },
-    { type: 'stop', stopReason: 'end_turn', rawStopReason: 'eos', stopSequence: null },
+    stopEvent('end_turn', 'eos'),
   ]);
 });
 
 test('azure: prompt-filter chunk with empty choices is skipped; content_filter finish', () => {
-  const events = replay(newOpenAIStreamDecoder(), sse('stream-azure.chunks.txt'));
-  assertStreamInvariants(events);
-  assert.deepEqual(events, [
+  assert.deepEqual(decoded('stream-azure.chunks.txt'), [
     { type: 'start', id: 'chatcmpl-az', model: 'gpt-4o-2024-08-06' },
-    { type: 'block_start', index: 0, block: { type: 'text' } },
-    { type: 'text_delta', index: 0, text: 'Ok' },
-    { type: 'block_stop', index: 0 },
-    { type: 'stop', stopReason: 'content_filter', rawStopReason: 'content_filter', stopSequence: null },
+    ...textBlockEvents(0, 'Ok'),
+    stopEvent('content_filter'),
   ]);
 });
 
 test('mid-stream error ends the stream with an error and no stop', () => {
-  const events = replay(newOpenAIStreamDecoder(), sse('stream-error.chunks.txt'));
-  assertStreamInvariants(events);
-  const last = events[events.length - 1];
+  const events = decoded('stream-error.chunks.txt');
   assert.equal(events.length, 4);
-  assert.equal(last.type, 'error');
-  if (last.type !== 'error') return;
-  assert.equal(last.error.status, 500);
-  assert.equal(last.error.kind, 'server');
-  assert.equal(last.error.retryable, true);
-  assert.equal(last.error.message, 'The server had an error while processing your request.');
+  assertErrorEnd(events, {
+    status: 500,
+    kind: 'server',
+    retryable: true,
+    message: 'The server had an error while processing your request.',
+  });
 });
 
 test('truncated stream: end() closes the open block and emits the one stop', () => {

@@ -22,6 +22,14 @@ export function fixtureLines(folder: VendorFolder, name: string): string[] {
     .filter((l) => l.trim() !== '');
 }
 
+/** Anthropic's recorded SSE (`event: <name>|<data JSON>` a line), which Bedrock's InvokeModel wraps too. */
+export function anthropicSseFixture(name: string): UpstreamEvent[] {
+  return fixtureLines('anthropic', name).map((line) => {
+    const bar = line.indexOf('|');
+    return { event: line.slice('event: '.length, bar), data: line.slice(bar + 1) };
+  });
+}
+
 /** Feeds every record, then closes the stream, returning all IR events in order. */
 export function replay(decoder: StreamDecoder, records: UpstreamEvent[]): StreamEvent[] {
   const out: StreamEvent[] = [];

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 // Drives an adapter end to end through the real executor (src/providers/http.ts); tests only.
 import type { ChatRequest, ChatResponse, StreamEvent, UpstreamErrorInfo } from '../../ir/types.ts';
-import { sendUpstream, upstreamEvents } from '../http.ts';
+import { sendUpstream, type UpstreamResponse, upstreamEvents } from '../http.ts';
 import type { ChatAdapter, Target } from '../types.ts';
 import { assertStreamInvariants } from './fixtures.ts';
 
@@ -14,17 +14,64 @@ export async function runChat(adapter: ChatAdapter, req: ChatRequest, target: Ta
   return { ok: true, response: adapter.decodeChatResponse(JSON.parse(text), target) };
 }
 
+/** The upstream's answer to one chat call, read whole and left undecoded. */
+export async function callChat(
+  adapter: ChatAdapter,
+  req: ChatRequest,
+  target: Target,
+): Promise<{ status: number; text: string; headers: UpstreamResponse['headers'] }> {
+  const res = await sendUpstream(await adapter.chatRequest(req, target));
+  return { status: res.status, text: await res.body.text(), headers: res.headers };
+}
+
+/** A streamed call's IR events; an error status becomes one error event. */
 export async function runStream(adapter: ChatAdapter, req: ChatRequest, target: Target): Promise<StreamEvent[]> {
   const res = await sendUpstream(await adapter.chatRequest({ ...req, stream: true }, target));
   if (res.status >= 400) {
     const error = adapter.decodeError(res.status, await res.body.text(), res.headers);
     return [{ type: 'error', error }];
   }
+  return decodeStream(adapter, res, target);
+}
+
+/** A streamed call the upstream must accept (status 200), decoded to IR events. */
+export async function streamOk(adapter: ChatAdapter, req: ChatRequest, target: Target): Promise<StreamEvent[]> {
+  const res = await sendUpstream(await adapter.chatRequest({ ...req, stream: true }, target));
+  assert.equal(res.status, 200);
+  return decodeStream(adapter, res, target);
+}
+
+async function decodeStream(adapter: ChatAdapter, res: UpstreamResponse, target: Target): Promise<StreamEvent[]> {
   const decoder = adapter.newStreamDecoder(target);
   const out: StreamEvent[] = [];
   for await (const ev of upstreamEvents(res.body, adapter.streamFraming)) out.push(...decoder.push(ev));
   out.push(...decoder.end());
   return out;
+}
+
+/** "hello there" after a short system prompt, 50 tokens at most, no tools. */
+export function helloRequest(model: string, over: Partial<ChatRequest> = {}): ChatRequest {
+  return {
+    model,
+    system: [{ type: 'text', text: 'Be brief.' }],
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'hello there' }] }],
+    tools: [],
+    params: { maxTokens: 50 },
+    stream: false,
+    ...over,
+  };
+}
+
+/** `req` continued by the assistant's turn and a user turn answering its tool call with `18C`. */
+export function answerToolCall(req: ChatRequest, answer: ChatResponse['content'], toolUseId: string): ChatRequest {
+  return {
+    ...req,
+    messages: [
+      ...req.messages,
+      { role: 'assistant', content: answer },
+      { role: 'user', content: [{ type: 'tool_result', toolUseId, content: [{ type: 'text', text: '18C' }] }] },
+    ],
+  };
 }
 
 /** Concatenated text deltas and tool arguments, per block index. */

@@ -4,7 +4,7 @@
 import { modelsOrAttempts, parseRetryOn } from '../config-parse.ts';
 import { estimateCost } from '../eligibility.ts';
 import type { CandidateRef, Strategy } from '../types.ts';
-import { sequentialDecision } from './sequence.ts';
+import { scoresOf, sequentialDecision } from './sequence.ts';
 
 export const costOptimizedStrategy: Strategy = {
   name: 'cost_optimized',
@@ -16,11 +16,7 @@ export const costOptimizedStrategy: Strategy = {
       decide: (ctx) =>
         sequentialDecision(refs, retry, ctx, {
           order(usable) {
-            const scores = new Map<CandidateRef, number>();
-            for (const ref of usable) {
-              const cost = estimateCost(ref, ctx);
-              if (cost !== undefined) scores.set(ref, cost);
-            }
+            const scores = scoresOf(usable, (ref) => estimateCost(ref, ctx));
             const rank = (r: CandidateRef): number => scores.get(r) ?? Number.POSITIVE_INFINITY;
             // Array.prototype.sort is stable, so equal prices keep the config's order.
             return { order: [...usable].sort((a, b) => rank(a) - rank(b)), scores };

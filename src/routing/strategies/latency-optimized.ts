@@ -5,7 +5,7 @@
 import { modelsOrAttempts, parseRetryOn } from '../config-parse.ts';
 import type { CandidateRef, Strategy } from '../types.ts';
 import { ConfigError } from '../types.ts';
-import { sequentialDecision } from './sequence.ts';
+import { scoresOf, sequentialDecision } from './sequence.ts';
 
 function explorationShare(v: unknown): number {
   if (v === undefined) return 0.05;
@@ -25,11 +25,10 @@ export const latencyOptimizedStrategy: Strategy = {
       decide: (ctx) =>
         sequentialDecision(refs, retry, ctx, {
           order(usable) {
-            const scores = new Map<CandidateRef, number>();
-            for (const ref of usable) {
+            const scores = scoresOf(usable, (ref) => {
               const p50 = ctx.health.p50(ref, ctx.now);
-              if (p50 !== undefined) scores.set(ref, Math.round(p50 * 100) / 100);
-            }
+              return p50 === undefined ? undefined : Math.round(p50 * 100) / 100;
+            });
             const rank = (r: CandidateRef): number => scores.get(r) ?? -1;
             const order = [...usable].sort((a, b) => rank(a) - rank(b));
             if (order.length > 1 && ctx.random() < exploration) {

@@ -36,3 +36,16 @@ export function sequentialDecision(
     retry,
   };
 }
+
+/** The candidates' scores for ranking and the trace; a candidate `score` cannot judge gets none. */
+export function scoresOf(
+  usable: readonly CandidateRef[],
+  score: (ref: CandidateRef) => number | undefined,
+): Map<CandidateRef, number> {
+  const scores = new Map<CandidateRef, number>();
+  for (const ref of usable) {
+    const s = score(ref);
+    if (s !== undefined) scores.set(ref, s);
+  }
+  return scores;
+}

@@ -24,6 +24,8 @@ import * as m190 from './190_request_log_otel_trace.ts';
 import * as m195 from './195_config_managed.ts';
 import * as m196 from './196_model_settings.ts';
 import * as m198 from './198_mcp_servers.ts';
+import * as m200 from './200_trace_links.ts';
+import * as m205 from './205_request_log_guardrail_action.ts';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -50,6 +52,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '195_config_managed': m195,
   '196_model_settings': m196,
   '198_mcp_servers': m198,
+  '200_trace_links': m200,
+  '205_request_log_guardrail_action': m205,
 };
 
 /**

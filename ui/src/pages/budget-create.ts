@@ -4,6 +4,7 @@ import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import { ErrorBox } from '../components/common.ts';
 import type { Action } from '../hooks.ts';
+import { submitForm, textField } from '../lib/form.ts';
 import type { Budget, Project } from '../types.ts';
 
 function list(text: string): string[] {
@@ -23,33 +24,32 @@ export function BudgetCreate({
   onCreated: () => void;
 }) {
   const [scopeType, setScopeType] = useState('org');
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    const form = e.currentTarget as HTMLFormElement;
-    const d = new FormData(form);
-    const text = (k: string) => String(d.get(k) ?? '').trim();
-    const scope: Record<string, string> = { type: scopeType };
-    if (scopeType === 'tag' && text('scope_value')) scope.value = text('scope_value');
-    else if (scopeType !== 'org' && text('scope_id')) scope.id = text('scope_id');
-    const body: Record<string, unknown> = {
-      name: text('name'),
-      scope,
-      period: text('period'),
-      limit_usd: Number(text('limit_usd')),
-      action: text('action'),
-    };
-    const thresholds = list(text('thresholds')).map((t) =>
-      t.endsWith('%') ? Number(t.slice(0, -1)) / 100 : Number(t),
-    );
-    if (thresholds.length > 0) body.thresholds = thresholds;
-    const models = list(text('models'));
-    if (models.length > 0) body.models = models;
-    if (await action.run(body)) {
-      form.reset();
+  const submit = submitForm(
+    (d) => {
+      const text = (k: string) => textField(d, k);
+      const scope: Record<string, string> = { type: scopeType };
+      if (scopeType === 'tag' && text('scope_value')) scope.value = text('scope_value');
+      else if (scopeType !== 'org' && text('scope_id')) scope.id = text('scope_id');
+      const body: Record<string, unknown> = {
+        name: text('name'),
+        scope,
+        period: text('period'),
+        limit_usd: Number(text('limit_usd')),
+        action: text('action'),
+      };
+      const thresholds = list(text('thresholds')).map((t) =>
+        t.endsWith('%') ? Number(t.slice(0, -1)) / 100 : Number(t),
+      );
+      if (thresholds.length > 0) body.thresholds = thresholds;
+      const models = list(text('models'));
+      if (models.length > 0) body.models = models;
+      return action.run(body);
+    },
+    () => {
       setScopeType('org');
       onCreated();
-    }
-  };
+    },
+  );
   return html`<form class="form-grid" aria-label="Create a budget" onSubmit=${submit}>
     <label>Name <input name="name" required placeholder="monthly cap" /></label>
     <label>Scope

@@ -8,6 +8,7 @@ import { del, enc, get, patch, post } from '../api.ts';
 import { BudgetMeter } from '../components/budget-meter.ts';
 import { Chart } from '../components/chart.ts';
 import { Badge, ConfirmButton, Empty, ErrorBox, Loading, Section } from '../components/common.ts';
+import { ManagedBadge, UnlessManaged } from '../components/managed.ts';
 import { usd } from '../format.ts';
 import { useAction, useAll, useApi } from '../hooks.ts';
 import { burnDown } from '../lib/burndown.ts';
@@ -108,7 +109,7 @@ function BudgetCard({
   const status = b.status ?? null;
   return html`<li class="card" data-testid="budget" id=${`budget-${b.id}`}>
     <div class="card-head">
-      <h3>${b.name}</h3>
+      <h3>${b.name}<${ManagedBadge} item=${b} /></h3>
       <span class="badges">
         <${Badge} tone="neutral">${b.period}<//> <${Badge} tone="neutral">${b.action === 'block' ? 'blocks' : 'alerts only'}<//>${status?.exceeded ? html` <${Badge} tone="bad">${status.spent_usd > b.limit_usd ? 'over limit' : 'limit reached'}<//>` : null}
       </span>
@@ -131,8 +132,10 @@ function BudgetCard({
     }
     <div class="form-actions">
       ${status ? html`<button type="button" aria-expanded=${open === 'chart'} onClick=${() => setOpen(open === 'chart' ? null : 'chart')}>Burn-down</button>` : null}
-      <button type="button" aria-expanded=${open === 'edit'} onClick=${() => setOpen(open === 'edit' ? null : 'edit')}>Change limit or thresholds</button>
-      <${ConfirmButton} label="Delete" confirm=${`Delete ${b.name}? Calls stop counting against it at once.`} onConfirm=${async () => (await remove.run()) && onChanged()} />
+      <${UnlessManaged} item=${b}>
+        <button type="button" aria-expanded=${open === 'edit'} onClick=${() => setOpen(open === 'edit' ? null : 'edit')}>Change limit or thresholds</button>
+        <${ConfirmButton} label="Delete" confirm=${`Delete ${b.name}? Calls stop counting against it at once.`} onConfirm=${async () => (await remove.run()) && onChanged()} />
+      <//>
     </div>
     <${ErrorBox} error=${remove.error} title="Delete failed" />
     ${open === 'chart' && status ? html`<${BurnDownChart} budget=${b} status=${status} />` : null}

@@ -9,6 +9,7 @@ import { mayWriteNow, WriteOnly } from '../access.ts';
 import { ApiError, del, enc, patch, post } from '../api.ts';
 import { ConfirmButton, ErrorBox, Loading, Section } from '../components/common.ts';
 import { check, JsonEditor, type Problem, serverProblem } from '../components/json-editor.ts';
+import { isManaged, ManagedBadge, UnlessManaged } from '../components/managed.ts';
 import { useAction, useApi } from '../hooks.ts';
 import { TEMPLATES, templateText } from '../lib/config-templates.ts';
 import type { PageProps } from '../page.ts';
@@ -118,7 +119,7 @@ export function ConfigEditorPage({ params }: PageProps) {
 
   const c = config.data;
   return html`<p class="crumbs"><a href="/ui/configs">Routing configs</a> /</p>
-    <h1 tabindex="-1">${c ? c.name : 'Routing config'}</h1>
+    <h1 tabindex="-1">${c ? c.name : 'Routing config'}<${ManagedBadge} item=${c} /></h1>
     <${ErrorBox} error=${config.error} title=${config.error?.status === 404 ? 'No such routing config (deleted?)' : 'The config failed to load'} />
     ${config.loading && !c ? html`<${Loading} what="the config" />` : null}
     ${
@@ -129,17 +130,17 @@ export function ConfigEditorPage({ params }: PageProps) {
             <${Section}
               title="Definition"
               id="definition"
-              actions=${html`<${WriteOnly}><${ConfirmButton}
+              actions=${html`<${WriteOnly}><${UnlessManaged} item=${c}><${ConfirmButton}
                 label="Delete config"
                 confirm=${`Delete @${c.slug}? Calls to it answer 404 from then on.`}
                 onConfirm=${async () => {
                   if (await remove.run()) navigate('/configs');
                 }}
-              /><//>`}
+              /><//><//>`}
             >
               <${ErrorBox} error=${remove.error} title="Delete failed" />
               ${
-                mayWriteNow()
+                mayWriteNow() && !isManaged(c)
                   ? html`<${Editor}
                       key=${c.version_id}
                       existing=${c}
@@ -154,6 +155,7 @@ export function ConfigEditorPage({ params }: PageProps) {
             <${Section} title="Version history" id="versions">
               <${Versions}
                 configId=${c.id}
+                managed=${isManaged(c)}
                 revision=${`${c.version_id}:${revision}`}
                 onRestored=${() => {
                   config.reload();

@@ -5,6 +5,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { WriteOnly } from '../access.ts';
 import { enc, post } from '../api.ts';
 import { Badge, ConfirmButton, ErrorBox, Loading, Time } from '../components/common.ts';
+import { HeadRow } from '../components/table-head.ts';
 import { useAction, useApi } from '../hooks.ts';
 import { diffLines, diffStats } from '../lib/diff.ts';
 import type { ConfigVersion } from '../types.ts';
@@ -32,10 +33,13 @@ function DiffView({ a, b }: { a: ConfigVersion; b: ConfigVersion }) {
 
 export function Versions({
   configId,
+  managed = false,
   revision,
   onRestored,
 }: {
   configId: string;
+  /** Declared in the config file: restoring a version would only be refused (409). */
+  managed?: boolean;
   revision: string;
   onRestored: () => void;
 }) {
@@ -64,15 +68,7 @@ export function Versions({
       <table data-testid="versions-table">
         <caption class="sr-only">Versions, oldest first; choose two to compare</caption>
         <thead>
-          <tr>
-            <th scope="col">Version</th>
-            <th scope="col">Compare from</th>
-            <th scope="col">Compare to</th>
-            <th scope="col">Name</th>
-            <th scope="col">Strategy</th>
-            <th scope="col">Created</th>
-            <th scope="col">Action</th>
-          </tr>
+          <${HeadRow} columns=${['Version', 'Compare from', 'Compare to', 'Name', 'Strategy', 'Created', 'Action']} />
         </thead>
         <tbody>
           ${list.map(
@@ -88,7 +84,7 @@ export function Versions({
               <td><${Time} iso=${v.created_at} /></td>
               <td>
                 ${
-                  v.current
+                  v.current || managed
                     ? null
                     : html`<${WriteOnly}><${ConfirmButton}
                         label=${`Restore v${v.version}`}

@@ -3,12 +3,35 @@
 import { html } from 'htm/preact';
 import { WriteOnly } from '../access.ts';
 import { Empty, ErrorBox, Loading, Section, Time } from '../components/common.ts';
+import { ManagedBadge } from '../components/managed.ts';
 import { PagedList, usePaged } from '../components/paged-list.ts';
+import { type Column, HeadRow } from '../components/table-head.ts';
 import { int, pct } from '../format.ts';
 import { useApi } from '../hooks.ts';
 import type { PageProps } from '../page.ts';
 import { projectName, useProjects } from '../projects.ts';
 import type { DecisionSummary, RoutingConfig } from '../types.ts';
+
+const DECISION_COLUMNS: readonly Column[] = [
+  'Config',
+  'Policy',
+  { label: 'Requests', num: true },
+  { label: 'Errors', num: true },
+  { label: 'Attempts / request', num: true },
+  { label: 'Fallback rate', num: true },
+  'Served by',
+  'Rules / variants',
+  'Skip and failure reasons',
+];
+
+const CONFIG_COLUMNS: readonly Column[] = [
+  'Name',
+  'Call as',
+  'Strategy',
+  { label: 'Version', num: true },
+  'Project',
+  'Updated',
+];
 
 function top(map: Record<string, number>, n = 3): string {
   const entries = Object.entries(map).sort((a, b) => b[1] - a[1]);
@@ -32,17 +55,7 @@ function Decisions() {
     <div class="table-wrap">
       <table data-testid="decisions-table">
         <thead>
-          <tr>
-            <th scope="col">Config</th>
-            <th scope="col">Policy</th>
-            <th scope="col" class="num">Requests</th>
-            <th scope="col" class="num">Errors</th>
-            <th scope="col" class="num">Attempts / request</th>
-            <th scope="col" class="num">Fallback rate</th>
-            <th scope="col">Served by</th>
-            <th scope="col">Rules / variants</th>
-            <th scope="col">Skip and failure reasons</th>
-          </tr>
+          <${HeadRow} columns=${DECISION_COLUMNS} />
         </thead>
         <tbody>
           ${rows.map(
@@ -79,19 +92,12 @@ export function ConfigsPage({ session }: PageProps) {
         rows=${(rows: RoutingConfig[]) => html`<div class="table-wrap">
           <table data-testid="configs-table">
             <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Call as</th>
-                <th scope="col">Strategy</th>
-                <th scope="col" class="num">Version</th>
-                <th scope="col">Project</th>
-                <th scope="col">Updated</th>
-              </tr>
+              <${HeadRow} columns=${CONFIG_COLUMNS} />
             </thead>
             <tbody>
               ${rows.map(
                 (c) => html`<tr>
-                  <td><a href=${`/ui/configs/${encodeURIComponent(c.id)}`}>${c.name}</a></td>
+                  <td><a href=${`/ui/configs/${encodeURIComponent(c.id)}`}>${c.name}</a><${ManagedBadge} item=${c} /></td>
                   <td class="mono">${c.model}</td>
                   <td>${c.strategy}</td>
                   <td class="num">${c.version}</td>

@@ -7,6 +7,7 @@ import { useState } from 'preact/hooks';
 import { WriteOnly } from '../access.ts';
 import { del, enc, patch, post } from '../api.ts';
 import { Badge, ConfirmButton, Empty, ErrorBox, Loading, OnceSecret, Section, Time } from '../components/common.ts';
+import { ManagedBadge, UnlessManaged } from '../components/managed.ts';
 import { useAction, useApi } from '../hooks.ts';
 import { projectName, useProjects } from '../projects.ts';
 import type { Guardrail, GuardrailCheck, Page, Project } from '../types.ts';
@@ -130,15 +131,15 @@ function PolicyCard({ g, projects, onChanged }: { g: Guardrail; projects: Projec
   const remove = useAction(() => del<Guardrail>(`/guardrails/${enc(g.id)}`));
   return html`<li class="card" data-testid="guardrail" id=${`guardrail-${g.id}`}>
     <div class="card-head">
-      <h3>${g.name}</h3>
+      <h3>${g.name}<${ManagedBadge} item=${g} /></h3>
       <${Badge} tone=${g.mode === 'enforce' ? 'ok' : 'neutral'}>${g.mode}<//>
     </div>
     <p class="hint">Applies to ${scopeText(g, projects)} · created <${Time} iso=${g.created_at} /> · <span class="mono">${g.id}</span></p>
     <ol class="checks-list">${g.checks.map((c) => html`<li>${checkText(c)}</li>`)}</ol>
-    <${WriteOnly}><div class="form-actions">
+    <${WriteOnly}><div class="form-actions"><${UnlessManaged} item=${g}>
       <button type="button" aria-expanded=${editing} onClick=${() => setEditing(!editing)}>Edit</button>
       <${ConfirmButton} label="Delete" confirm=${`Delete ${g.name}? Calls stop being checked by it at once.`} onConfirm=${async () => (await remove.run()) && onChanged()} />
-    </div><//>
+    <//></div><//>
     <${ErrorBox} error=${remove.error} title="Delete failed" />
     ${
       editing

@@ -1,11 +1,12 @@
 // API keys: create (org-wide or for one project, with a role and optional rate limits, allowed
-// models, expiry and metadata; the plaintext is shown once), list (never the plaintext), change a
+// models and MCP tools, expiry and metadata; the plaintext is shown once), list (never the plaintext), change a
 // key's role, rotate and revoke. A read-only caller (viewer) sees the list without the controls.
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import { mayWriteNow, WriteOnly } from '../access.ts';
 import { del, enc, patch, post } from '../api.ts';
 import { Badge, ConfirmButton, Empty, ErrorBox, OnceSecret, Section, Time } from '../components/common.ts';
+import { isManaged, ManagedBadge, UnlessManaged } from '../components/managed.ts';
 import { PagedList, usePaged } from '../components/paged-list.ts';
 import { useAction } from '../hooks.ts';
 import type { PageProps } from '../page.ts';
@@ -30,6 +31,11 @@ function controls(d: FormData): Record<string, unknown> {
     .map((m) => m.trim())
     .filter((m) => m !== '');
   if (models.length > 0) out.allowed_models = models;
+  const tools = String(d.get('allowed_tools') ?? '')
+    .split(',')
+    .map((t) => t.trim())
+    .filter((t) => t !== '');
+  if (tools.length > 0) out.allowed_tools = tools;
   const expires = String(d.get('expires_at') ?? '');
   // datetime-local has no zone: it is the browser's local time, so Date converts it to UTC.
   if (expires) out.expires_at = new Date(expires).toISOString();
@@ -114,6 +120,7 @@ export function KeysPage({ loc }: PageProps) {
         <label>Tokens / minute <input name="tpm" type="number" min="1" placeholder="no limit" /></label>
         <label>Concurrent calls <input name="concurrency" type="number" min="1" placeholder="no limit" /></label>
         <label>Allowed models <input name="allowed_models" placeholder="every model (e.g. gpt-4o*, @support-*)" /></label>
+        <label>Allowed MCP tools <input name="allowed_tools" placeholder="every tool (e.g. memory__*, docs__search)" /></label>
         <label>Expires <input name="expires_at" type="datetime-local" /></label>
         <label>Metadata <input name="metadata" placeholder="team=search, env=prod" /></label>
         <div class="form-actions"><button type="submit" class="primary" disabled=${create.pending}>Create key</button></div>
@@ -141,16 +148,16 @@ export function KeysPage({ loc }: PageProps) {
         rows=${(rows: ApiKey[]) => html`<div class="table-wrap">
           <table data-testid="keys-table">
             <thead>
-              <tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Scope</th><th scope="col">Role</th><th scope="col">Rate limits</th><th scope="col">Models</th><th scope="col">Expires</th><th scope="col">Last used</th><th scope="col">Created</th><th scope="col">Status</th></tr>
+              <tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Scope</th><th scope="col">Role</th><th scope="col">Rate limits</th><th scope="col">Models</th><th scope="col">MCP tools</th><th scope="col">Expires</th><th scope="col">Last used</th><th scope="col">Created</th><th scope="col">Status</th></tr>
             </thead>
             <tbody>
               ${rows.map(
                 (k) => html`<tr>
-                  <td>${k.name}</td>
+                  <td>${k.name}<${ManagedBadge} item=${k} /></td>
                   <td class="mono">${k.prefix}…</td>
                   <td>${k.project_id ? projectName(projects, k.project_id) : 'org-wide'}</td>
                   <td>${
-                    k.revoked_at || !mayWriteNow()
+                    k.revoked_at || !mayWriteNow() || isManaged(k)
                       ? k.role
                       : html`<select aria-label=${`Role of ${k.name}`} value=${k.role} disabled=${setRole.pending} onChange=${async (
                           e: Event,
@@ -170,6 +177,7 @@ export function KeysPage({ loc }: PageProps) {
                       : '—'
                   }</td>
                   <td class="mono">${k.allowed_models ? k.allowed_models.join(', ') : 'all'}</td>
+                  <td class="mono">${k.allowed_tools ? k.allowed_tools.join(', ') : 'all'}</td>
                   <td>${k.expires_at ? html`<${Time} iso=${k.expires_at} />` : '—'}</td>
                   <td>${k.last_used_at ? html`<${Time} iso=${k.last_used_at} />` : '—'}</td>
                   <td><${Time} iso=${k.created_at} /></td>
@@ -177,14 +185,14 @@ export function KeysPage({ loc }: PageProps) {
                     ${
                       k.revoked_at
                         ? html`<${Badge} tone="bad">revoked<//> <${Time} iso=${k.revoked_at} />`
-                        : html`<${Badge} tone="ok">active<//><${WriteOnly}> <${ConfirmButton} label="Rotate" confirm=${`Issue a new key for ${k.name}? The old one keeps working for an hour.`} onConfirm=${async () => {
+                        : html`<${Badge} tone="ok">active<//><${WriteOnly}> <${UnlessManaged} item=${k}><${ConfirmButton} label="Rotate" confirm=${`Issue a new key for ${k.name}? The old one keeps working for an hour.`} onConfirm=${async () => {
                             const rotated = await rotate.run(k.id);
                             if (rotated) {
                               setSecret(rotated);
                               keys.list.reload();
                             }
                           }} />
-                          <${ConfirmButton} label="Revoke" confirm=${`Revoke ${k.name}? It stops working within a second.`} onConfirm=${async () => (await revoke.run(k.id)) && keys.list.reload()} /><//>`
+                          <${ConfirmButton} label="Revoke" confirm=${`Revoke ${k.name}? It stops working within a second.`} onConfirm=${async () => (await revoke.run(k.id)) && keys.list.reload()} /><//><//>`
                     }
                   </td>
                 </tr>`,

@@ -4,6 +4,7 @@
 // 1200 px each row becomes a block of labelled fields (data-label) that wraps to the width it has.
 import { html } from 'htm/preact';
 import { Badge, StatusBadge, Time } from '../components/common.ts';
+import { type Column, HeadRow } from '../components/table-head.ts';
 import { int, ms, usd } from '../format.ts';
 import { projectName, type useProjects } from '../projects.ts';
 import type { LogSummary } from '../types.ts';
@@ -15,6 +16,23 @@ function servedBy(r: LogSummary): string | null {
   return [used, via].filter((x) => x !== null).join(' ') || null;
 }
 
+/**
+ * The columns in order: class, fixed width (the model's takes what is left) and heading; the project
+ * column only on org-wide views.
+ */
+const COLUMNS: ReadonlyArray<{ name: string; width?: string; head: Column }> = [
+  { name: 'c-time', width: '7.25rem', head: 'Time' },
+  { name: 'c-request', width: '9rem', head: 'Request' },
+  { name: 'c-project', width: '6rem', head: 'Project' },
+  { name: 'c-model', head: 'Model' },
+  { name: 'c-status', width: '3.75rem', head: 'Status' },
+  { name: 'c-latency', width: '4.75rem', head: { label: 'Latency', num: true } },
+  { name: 'c-tokens', width: '6.75rem', head: { label: 'Tokens in / out', num: true } },
+  { name: 'c-cost', width: '6.5rem', head: { label: 'Cost', num: true } },
+  { name: 'c-cache', width: '3.75rem', head: 'Cache' },
+  { name: 'c-user', width: '6rem', head: 'End user' },
+];
+
 export function LogsTable({
   rows,
   org,
@@ -24,34 +42,15 @@ export function LogsTable({
   org: boolean;
   projects: ReturnType<typeof useProjects>;
 }) {
+  const columns = COLUMNS.filter((c) => org || c.name !== 'c-project');
   return html`<div class="table-wrap logs-wrap">
     <table class=${`logs${org ? ' with-project' : ''}`} data-testid="logs-table">
       <caption class="sr-only">Requests, newest first</caption>
       <colgroup>
-        <col class="c-time" />
-        <col class="c-request" />
-        ${org ? html`<col class="c-project" />` : null}
-        <col class="c-model" />
-        <col class="c-status" />
-        <col class="c-latency" />
-        <col class="c-tokens" />
-        <col class="c-cost" />
-        <col class="c-cache" />
-        <col class="c-user" />
+        ${columns.map(({ name, width }) => html`<col class=${name} style=${width ? { width } : undefined} />`)}
       </colgroup>
       <thead>
-        <tr>
-          <th scope="col">Time</th>
-          <th scope="col">Request</th>
-          ${org ? html`<th scope="col">Project</th>` : null}
-          <th scope="col">Model</th>
-          <th scope="col">Status</th>
-          <th scope="col" class="num">Latency</th>
-          <th scope="col" class="num">Tokens in / out</th>
-          <th scope="col" class="num">Cost</th>
-          <th scope="col">Cache</th>
-          <th scope="col">End user</th>
-        </tr>
+        <${HeadRow} columns=${columns.map((c) => c.head)} />
       </thead>
       <tbody>
         ${rows.map((r) => {

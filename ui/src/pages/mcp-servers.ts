@@ -9,6 +9,7 @@ import { del, enc, get, patch, post } from '../api.ts';
 import type { operations } from '../api-types.ts';
 import { Badge, ConfirmButton, Empty, ErrorBox, Loading, Section } from '../components/common.ts';
 import { useAction, useApi } from '../hooks.ts';
+import { submitForm, textField } from '../lib/form.ts';
 import type { Page } from '../types.ts';
 
 type Json<Op extends keyof operations, S extends 200 | 201> =
@@ -22,22 +23,15 @@ function CreateForm({ onCreated }: { onCreated: () => void }) {
   return html`<form
     class="form-grid"
     aria-label="Register an MCP server"
-    onSubmit=${async (e: Event) => {
-      e.preventDefault();
-      const form = e.currentTarget as HTMLFormElement;
-      const d = new FormData(form);
-      const target = String(d.get('target') ?? '').trim();
-      const args = String(d.get('args') ?? '').trim();
-      const created = await create.run({
-        name: String(d.get('name') ?? '').trim(),
+    onSubmit=${submitForm((d) => {
+      const target = textField(d, 'target');
+      const args = textField(d, 'args');
+      return create.run({
+        name: textField(d, 'name'),
         transport,
         ...(transport === 'stdio' ? { command: target, args: args ? args.split(/\s+/) : [] } : { url: target }),
       });
-      if (created) {
-        form.reset();
-        onCreated();
-      }
-    }}
+    }, onCreated)}
   >
     <label>Name <input name="name" required pattern="[a-z0-9_\\-]+" placeholder="github" /></label>
     <label>Transport

@@ -7,8 +7,10 @@ import { WriteOnly } from '../access.ts';
 import { del, enc, post } from '../api.ts';
 import type { operations } from '../api-types.ts';
 import { Badge, ConfirmButton, Empty, ErrorBox, Loading, Section } from '../components/common.ts';
+import { ManagedBadge, UnlessManaged } from '../components/managed.ts';
 import { int } from '../format.ts';
 import { useAction, useApi } from '../hooks.ts';
+import { submitForm, textField } from '../lib/form.ts';
 
 type Ok<Op extends keyof operations> = operations[Op]['responses'] extends {
   200: { content: { 'application/json': infer Body } };
@@ -70,19 +72,16 @@ function Aliases() {
     ${list.error ? html`<${ErrorBox} error=${list.error} title="Aliases failed to load" />` : null}
     <ul data-testid="model-aliases">
       ${(list.data?.data ?? []).map(
-        (a) => html`<li><span class="mono">${a.name}</span> → <span class="mono">${a.model}</span>
-          <${WriteOnly}><${ConfirmButton} label="Delete" confirm=${`Delete alias ${a.name}?`} onConfirm=${async () => (await remove.run(a.name)) && list.reload()} /><//></li>`,
+        (
+          a,
+        ) => html`<li><span class="mono">${a.name}</span> → <span class="mono">${a.model}</span><${ManagedBadge} item=${a} />
+          <${WriteOnly}><${UnlessManaged} item=${a}><${ConfirmButton} label="Delete" confirm=${`Delete alias ${a.name}?`} onConfirm=${async () => (await remove.run(a.name)) && list.reload()} /><//><//></li>`,
       )}
     </ul>
-    <${WriteOnly}><form class="form-grid" aria-label="Set an alias" onSubmit=${async (e: Event) => {
-      e.preventDefault();
-      const form = e.currentTarget as HTMLFormElement;
-      const d = new FormData(form);
-      if (await save.run({ name: String(d.get('name') ?? '').trim(), model: String(d.get('model') ?? '').trim() })) {
-        form.reset();
-        list.reload();
-      }
-    }}>
+    <${WriteOnly}><form class="form-grid" aria-label="Set an alias" onSubmit=${submitForm(
+      (d) => save.run({ name: textField(d, 'name'), model: textField(d, 'model') }),
+      () => list.reload(),
+    )}>
       <label>Name <input name="name" required placeholder="fast" /></label>
       <label>Stands for <input name="model" required placeholder="@main or openai/gpt-4o-mini" /></label>
       <div class="form-actions"><button type="submit" disabled=${save.pending}>Set alias</button></div>
@@ -99,24 +98,16 @@ function Prices() {
     ${list.error ? html`<${ErrorBox} error=${list.error} title="Price overrides failed to load" />` : null}
     <ul data-testid="model-prices">
       ${(list.data?.data ?? []).map(
-        (p) => html`<li><span class="mono">${p.model}</span>: $${p.input} in, $${p.output} out per 1M tokens
-          <${WriteOnly}><${ConfirmButton} label="Delete" confirm=${`Back to list prices for ${p.model}?`} onConfirm=${async () => (await remove.run(p.model)) && list.reload()} /><//></li>`,
+        (
+          p,
+        ) => html`<li><span class="mono">${p.model}</span>: $${p.input} in, $${p.output} out per 1M tokens<${ManagedBadge} item=${p} />
+          <${WriteOnly}><${UnlessManaged} item=${p}><${ConfirmButton} label="Delete" confirm=${`Back to list prices for ${p.model}?`} onConfirm=${async () => (await remove.run(p.model)) && list.reload()} /><//><//></li>`,
       )}
     </ul>
-    <${WriteOnly}><form class="form-grid" aria-label="Set a price" onSubmit=${async (e: Event) => {
-      e.preventDefault();
-      const form = e.currentTarget as HTMLFormElement;
-      const d = new FormData(form);
-      const body = {
-        model: String(d.get('model') ?? '').trim(),
-        input: Number(d.get('input')),
-        output: Number(d.get('output')),
-      };
-      if (await save.run(body)) {
-        form.reset();
-        list.reload();
-      }
-    }}>
+    <${WriteOnly}><form class="form-grid" aria-label="Set a price" onSubmit=${submitForm(
+      (d) => save.run({ model: textField(d, 'model'), input: Number(d.get('input')), output: Number(d.get('output')) }),
+      () => list.reload(),
+    )}>
       <label>Model <input name="model" required placeholder="openai/gpt-4o-mini" /></label>
       <label>Input $/1M <input name="input" type="number" step="any" min="0" required /></label>
       <label>Output $/1M <input name="output" type="number" step="any" min="0" required /></label>

@@ -4,8 +4,10 @@ import { useState } from 'preact/hooks';
 import { WriteOnly } from '../access.ts';
 import { del, enc, post } from '../api.ts';
 import { Badge, ConfirmButton, Empty, ErrorBox, Section, Time } from '../components/common.ts';
+import { ManagedBadge, UnlessManaged } from '../components/managed.ts';
 import { PagedList, usePaged } from '../components/paged-list.ts';
 import { useAction } from '../hooks.ts';
+import { submitForm, textField } from '../lib/form.ts';
 import { invalidateProjects } from '../projects.ts';
 import { href } from '../router.ts';
 import type { Project } from '../types.ts';
@@ -38,17 +40,10 @@ export function ProjectsPage() {
       <form
         class="form-grid"
         aria-label="Create a project"
-        onSubmit=${async (e: Event) => {
-          e.preventDefault();
-          const form = e.currentTarget as HTMLFormElement;
-          const d = new FormData(form);
-          const name = String(d.get('name') ?? '').trim();
-          const description = String(d.get('description') ?? '').trim();
-          if (await create.run({ name, ...(description ? { description } : {}) })) {
-            form.reset();
-            changed();
-          }
-        }}
+        onSubmit=${submitForm((d) => {
+          const description = textField(d, 'description');
+          return create.run({ name: textField(d, 'name'), ...(description ? { description } : {}) });
+        }, changed)}
       >
         <label>Name <input name="name" required maxlength="200" placeholder="Search team" /></label>
         <label class="wide">Description <input name="description" placeholder="optional" /></label>
@@ -78,7 +73,7 @@ export function ProjectsPage() {
             <tbody>
               ${rows.map(
                 (p) => html`<tr>
-                  <td>${p.name}${p.description ? html`<br /><small>${p.description}</small>` : null}${p.deleted_at ? html` <${Badge} tone="bad">deleted<//>` : null}</td>
+                  <td>${p.name}${p.description ? html`<br /><small>${p.description}</small>` : null}${p.deleted_at ? html` <${Badge} tone="bad">deleted<//>` : null}<${ManagedBadge} item=${p} /></td>
                   <td class="mono">${p.slug}</td>
                   <td>${p.settings.log_bodies ? 'yes' : 'no'}</td>
                   <td>${p.settings.semantic_cache?.enabled ? `on (${p.settings.semantic_cache.mode})` : 'off'}</td>
@@ -86,7 +81,7 @@ export function ProjectsPage() {
                   <td><${Time} iso=${p.created_at} /></td>
                   <td class="actions">
                     <a href=${href('/logs', { project_id: p.id })}>Logs</a> <a href=${href('/keys', { project_id: p.id })}>Keys</a>
-                    ${p.deleted_at ? null : html`<${ConfirmButton} label="Delete" confirm=${`Delete ${p.name} and revoke its keys?`} onConfirm=${async () => (await remove.run(p.id)) && changed()} />`}
+                    ${p.deleted_at ? null : html`<${UnlessManaged} item=${p}><${ConfirmButton} label="Delete" confirm=${`Delete ${p.name} and revoke its keys?`} onConfirm=${async () => (await remove.run(p.id)) && changed()} /><//>`}
                   </td>
                 </tr>`,
               )}

@@ -7,8 +7,10 @@ import { WriteOnly } from '../access.ts';
 import { type ApiError, del, enc, patch, post } from '../api.ts';
 import { Badge, ConfirmButton, Empty, ErrorBox, Loading, Section, Time } from '../components/common.ts';
 import { HealthChart } from '../components/health-chart.ts';
+import { ManagedBadge, UnlessManaged } from '../components/managed.ts';
 import { ms } from '../format.ts';
 import { useAction, useApi } from '../hooks.ts';
+import { submitForm, textField } from '../lib/form.ts';
 import type { HealthWindow, Page, Provider } from '../types.ts';
 
 const VENDORS = ['openai', 'anthropic', 'google', 'azure-openai', 'bedrock', 'together', 'fireworks'];
@@ -20,20 +22,14 @@ function healthTone(state: string): 'ok' | 'warn' | 'bad' | 'neutral' {
 function AddForm({ onAdded }: { onAdded: () => void }) {
   const add = useAction((body: Record<string, unknown>) => post<Provider>('/providers', body));
   const [vendor, setVendor] = useState('openai');
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    const form = e.currentTarget as HTMLFormElement;
-    const d = new FormData(form);
-    const text = (k: string) => String(d.get(k) ?? '').trim();
+  const submit = submitForm((d) => {
+    const text = (k: string) => textField(d, k);
     const body: Record<string, unknown> = { vendor, api_key: text('api_key'), verify: d.get('verify') === 'on' };
     if (text('name')) body.name = text('name');
     if (text('base_url')) body.base_url = text('base_url');
     if (text('weight')) body.weight = Number(text('weight'));
-    if (await add.run(body)) {
-      form.reset();
-      onAdded();
-    }
-  };
+    return add.run(body);
+  }, onAdded);
   return html`<form class="form-grid" aria-label="Add a provider credential" onSubmit=${submit}>
     <label>Vendor
       <select name="vendor" value=${vendor} onChange=${(e: Event) => setVendor((e.target as HTMLSelectElement).value)}>
@@ -92,7 +88,7 @@ function Row({ p, onChanged }: { p: Provider; onChanged: () => void }) {
   const needed = (remove.error as ApiError | undefined)?.code === 'provider_needed';
   return html`<li class="card provider" data-testid="provider">
     <div class="card-head">
-      <h3>${p.name} <small>${p.vendor}</small></h3>
+      <h3>${p.name} <small>${p.vendor}</small><${ManagedBadge} item=${p} /></h3>
       <${Badge} tone=${healthTone(p.health.state)}>${p.health.state}<//>
     </div>
     <dl class="kv kv-grid">
@@ -104,8 +100,10 @@ function Row({ p, onChanged }: { p: Provider; onChanged: () => void }) {
     </dl>
     <div class="form-actions">
       <button type="button" aria-expanded=${open === 'health'} onClick=${() => setOpen(open === 'health' ? null : 'health')}>Health windows</button>
-      <button type="button" aria-expanded=${open === 'rotate'} onClick=${() => setOpen(open === 'rotate' ? null : 'rotate')}>Rotate key</button>
-      <${ConfirmButton} label="Delete" confirm=${`Delete ${p.name}?`} onConfirm=${async () => (await remove.run(false)) && onChanged()} />
+      <${UnlessManaged} item=${p}>
+        <button type="button" aria-expanded=${open === 'rotate'} onClick=${() => setOpen(open === 'rotate' ? null : 'rotate')}>Rotate key</button>
+        <${ConfirmButton} label="Delete" confirm=${`Delete ${p.name}?`} onConfirm=${async () => (await remove.run(false)) && onChanged()} />
+      <//>
     </div>
     ${open === 'health' ? html`<${Health} provider=${p} />` : null}
     ${open === 'rotate' ? html`<${Rotate} provider=${p} onDone=${onChanged} />` : null}

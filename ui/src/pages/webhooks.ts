@@ -6,7 +6,9 @@ import { useState } from 'preact/hooks';
 import { WriteOnly } from '../access.ts';
 import { del, enc, patch, post } from '../api.ts';
 import { Badge, ConfirmButton, Empty, ErrorBox, Loading, OnceSecret, Section, Time } from '../components/common.ts';
+import { ManagedBadge, UnlessManaged } from '../components/managed.ts';
 import { useAction, useApi } from '../hooks.ts';
+import { submitForm, textField } from '../lib/form.ts';
 import type { EventType, Page, WebhookDelivery, WebhookEndpoint } from '../types.ts';
 import { Deliveries } from './webhook-deliveries.ts';
 
@@ -16,23 +18,20 @@ function CreateForm({ types, onCreated }: { types: EventType[]; onCreated: (e: W
   return html`<form
     class="form-grid"
     aria-label="Create a webhook endpoint"
-    onSubmit=${async (e: Event) => {
-      e.preventDefault();
-      const form = e.currentTarget as HTMLFormElement;
-      const d = new FormData(form);
-      const chosen = d.getAll('event_types').map(String);
-      const description = String(d.get('description') ?? '').trim();
-      const created = await create.run({
-        url: String(d.get('url') ?? '').trim(),
-        event_types: all ? ['*'] : chosen,
-        ...(description ? { description } : {}),
-      });
-      if (created) {
-        form.reset();
+    onSubmit=${submitForm(
+      (d) => {
+        const description = textField(d, 'description');
+        return create.run({
+          url: textField(d, 'url'),
+          event_types: all ? ['*'] : d.getAll('event_types').map(String),
+          ...(description ? { description } : {}),
+        });
+      },
+      (created) => {
         setAll(true);
         onCreated(created);
-      }
-    }}
+      },
+    )}
   >
     <label class="wide">URL <input name="url" type="url" required placeholder="https://example.com/hooks/switchyard" /></label>
     <label class="wide">Description <input name="description" placeholder="optional" /></label>
@@ -72,7 +71,7 @@ function EndpointCard({
   const remove = useAction(() => del<WebhookEndpoint>(`/webhooks/endpoints/${enc(ep.id)}`));
   return html`<li class="card" data-testid="webhook-endpoint">
     <div class="card-head">
-      <h3 class="mono">${ep.url}</h3>
+      <h3><span class="mono">${ep.url}</span><${ManagedBadge} item=${ep} /></h3>
       <${Badge} tone=${ep.active ? 'ok' : 'warn'}>${ep.active ? 'active' : 'paused'}<//>
     </div>
     ${ep.description ? html`<p>${ep.description}</p>` : null}
@@ -106,7 +105,9 @@ function EndpointCard({
         : null
     }
     <div class="form-actions">
-      <button type="button" disabled=${toggle.pending} onClick=${async () => (await toggle.run()) && onChanged()}>${ep.active ? 'Pause' : 'Resume'}</button>
+      <${UnlessManaged} item=${ep}>
+        <button type="button" disabled=${toggle.pending} onClick=${async () => (await toggle.run()) && onChanged()}>${ep.active ? 'Pause' : 'Resume'}</button>
+      <//>
       <${ConfirmButton}
         label="Rotate secret"
         confirm="Rotate the signing secret? The old one stays valid for 24 hours."
@@ -115,7 +116,9 @@ function EndpointCard({
           if (r) onSecret(r);
         }}
       />
-      <${ConfirmButton} label="Delete" confirm=${`Delete the endpoint ${ep.url}?`} onConfirm=${async () => (await remove.run()) && onChanged()} />
+      <${UnlessManaged} item=${ep}>
+        <${ConfirmButton} label="Delete" confirm=${`Delete the endpoint ${ep.url}?`} onConfirm=${async () => (await remove.run()) && onChanged()} />
+      <//>
     </div>
     <${ErrorBox} error=${test.error ?? rotate.error ?? toggle.error ?? remove.error} title="The endpoint action failed" />
   </li>`;

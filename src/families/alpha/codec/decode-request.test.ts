@@ -1,19 +1,20 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { GatewayError } from '../../../errors/gateway-error.ts';
+import {
+  assistant,
+  chatRequest,
+  imageBase64,
+  imageUrl,
+  text,
+  toolResult,
+  toolUse,
+  user,
+} from '../../../ir/test-kit.ts';
+import { assertDecodeRejects } from '../../shared/test-kit.ts';
 import { decodeAlphaChat } from './decode-request.ts';
 
-function rejects(body: unknown, message: RegExp, param?: string): void {
-  assert.throws(
-    () => decodeAlphaChat(body),
-    (err: unknown) => {
-      assert.ok(err instanceof GatewayError, `expected GatewayError, got ${String(err)}`);
-      assert.match(err.message, message);
-      if (param !== undefined) assert.equal(err.param, param);
-      return true;
-    },
-  );
-}
+const rejects = (body: unknown, message: RegExp, param?: string): void =>
+  assertDecodeRejects(decodeAlphaChat, body, message, param);
 
 const base = { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] };
 
@@ -78,34 +79,12 @@ describe('decodeAlphaChat', () => {
     });
     assert.deepEqual(ir, {
       model: 'gpt-4o',
-      system: [
-        { type: 'text', text: 'Be brief.' },
-        { type: 'text', text: 'Use tools.' },
-      ],
+      system: [text('Be brief.'), text('Use tools.')],
       messages: [
-        {
-          role: 'user',
-          content: [
-            { type: 'text', text: 'Weather?' },
-            { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'AAAA' } },
-            { type: 'image', source: { kind: 'url', url: 'https://x.test/a.jpg' } },
-          ],
-        },
-        {
-          role: 'assistant',
-          content: [
-            { type: 'tool_use', id: 'call_1', name: 'weather', input: { city: 'Paris' } },
-            { type: 'tool_use', id: 'call_2', name: 'time', input: {} },
-          ],
-        },
-        {
-          role: 'user',
-          content: [
-            { type: 'tool_result', toolUseId: 'call_1', content: [{ type: 'text', text: 'sunny' }] },
-            { type: 'tool_result', toolUseId: 'call_2', content: [{ type: 'text', text: 'noon' }] },
-          ],
-        },
-        { role: 'user', content: [{ type: 'text', text: 'thanks' }] },
+        user(text('Weather?'), imageBase64('AAAA'), imageUrl('https://x.test/a.jpg')),
+        assistant(toolUse('call_1', 'weather', { city: 'Paris' }), toolUse('call_2', 'time', {})),
+        user(toolResult('call_1', 'sunny'), toolResult('call_2', 'noon')),
+        user(text('thanks')),
       ],
       tools: [
         { name: 'weather', description: 'w', inputSchema: { type: 'object' } },
@@ -136,14 +115,7 @@ describe('decodeAlphaChat', () => {
 
   it('maps the minimal request and the tool_choice forms', () => {
     const { ir, svc, includeUsage } = decodeAlphaChat(base);
-    assert.deepEqual(ir, {
-      model: 'gpt-4o',
-      system: [],
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
-      tools: [],
-      params: {},
-      stream: false,
-    });
+    assert.deepEqual(ir, chatRequest('gpt-4o', { messages: [user(text('hi'))] }));
     assert.deepEqual(svc, { tags: {} });
     assert.equal(includeUsage, false);
     assert.deepEqual(decodeAlphaChat({ ...base, tool_choice: 'auto' }).ir.toolChoice, { type: 'auto' });
@@ -173,17 +145,8 @@ describe('decodeAlphaChat', () => {
       ],
     });
     assert.deepEqual(ir.messages.slice(1), [
-      {
-        role: 'assistant',
-        content: [
-          { type: 'text', text: 'calling' },
-          { type: 'tool_use', id: 'call_legacy_1', name: 'f', input: { a: 1 } },
-        ],
-      },
-      {
-        role: 'user',
-        content: [{ type: 'tool_result', toolUseId: 'call_legacy_1', content: [{ type: 'text', text: 'done' }] }],
-      },
+      assistant(text('calling'), toolUse('call_legacy_1', 'f', { a: 1 })),
+      user(toolResult('call_legacy_1', 'done')),
     ]);
     assert.deepEqual(ir.tools, [{ name: 'f', inputSchema: { type: 'object', properties: {} } }]);
     assert.deepEqual(ir.toolChoice, { type: 'tool', name: 'f' });

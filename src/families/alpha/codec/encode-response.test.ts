@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fromUpstream, GatewayError } from '../../../errors/gateway-error.ts';
+import { text, thinking, toolUse } from '../../../ir/test-kit.ts';
 import type { ChatResponse } from '../../../ir/types.ts';
 import { encodeAlphaChat } from './encode-response.ts';
 import { alphaErrorBody } from './error-body.ts';
@@ -13,11 +14,7 @@ describe('encodeAlphaChat', () => {
     const res: ChatResponse = {
       id: 'msg_1',
       model: 'claude-x-2025',
-      content: [
-        { type: 'thinking', thinking: 'hmm', signature: 's' },
-        { type: 'text', text: 'Hello ' },
-        { type: 'text', text: 'world' },
-      ],
+      content: [thinking('hmm', 's'), text('Hello '), text('world')],
       stopReason: 'end_turn',
       usage: { input: 10, output: 5, cacheRead: 100, cacheWrite: 3 },
     };
@@ -48,8 +45,8 @@ describe('encodeAlphaChat', () => {
       id: 'x',
       model: 'm',
       content: [
-        { type: 'text', text: '' },
-        { type: 'tool_use', id: 'toolu_1', name: 'weather', input: { city: 'Paris' } },
+        text(''),
+        toolUse('toolu_1', 'weather', { city: 'Paris' }),
         { type: 'tool_use', id: 'toolu_2', name: 'raw', input: '{not json' },
       ],
       stopReason: 'tool_use',

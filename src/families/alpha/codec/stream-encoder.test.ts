@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { textBlockEvents, thinkingBlockEvents, toolBlockEvents } from '../../../ir/test-kit.ts';
 import type { StreamEvent } from '../../../ir/types.ts';
 import {
   alphaStreamEnd,
@@ -26,11 +27,7 @@ describe('alpha stream encoder', () => {
     assert.deepEqual(
       run([
         { type: 'start', id: 'u', model: 'up', usage: { input: 3 } },
-        { type: 'block_start', index: 0, block: { type: 'text' } },
-        { type: 'text_delta', index: 0, text: 'Hel' },
-        { type: 'text_delta', index: 0, text: '' },
-        { type: 'text_delta', index: 0, text: 'lo' },
-        { type: 'block_stop', index: 0 },
+        ...textBlockEvents(0, 'Hel', '', 'lo'),
         { type: 'stop', stopReason: 'end_turn' },
       ]),
       [
@@ -48,13 +45,8 @@ describe('alpha stream encoder', () => {
       run(
         [
           { type: 'start', id: 'u', model: 'up', usage: { input: 3, cacheRead: 4 } },
-          { type: 'block_start', index: 0, block: { type: 'thinking' } },
-          { type: 'thinking_delta', index: 0, text: 'hmm' },
-          { type: 'signature_delta', index: 0, signature: 'sig' },
-          { type: 'block_stop', index: 0 },
-          { type: 'block_start', index: 1, block: { type: 'text' } },
-          { type: 'text_delta', index: 1, text: 'Yes' },
-          { type: 'block_stop', index: 1 },
+          ...thinkingBlockEvents(0, ['hmm'], 'sig'),
+          ...textBlockEvents(1, 'Yes'),
           { type: 'stop', stopReason: 'max_tokens' },
           { type: 'usage', usage: { output: 7 } },
         ],
@@ -74,13 +66,8 @@ describe('alpha stream encoder', () => {
     assert.deepEqual(
       run([
         { type: 'start', id: 'u', model: 'up' },
-        { type: 'block_start', index: 0, block: { type: 'text' } },
-        { type: 'text_delta', index: 0, text: 'Checking' },
-        { type: 'block_stop', index: 0 },
-        { type: 'block_start', index: 1, block: { type: 'tool_use', id: 'toolu_a', name: 'weather' } },
-        { type: 'tool_args_delta', index: 1, partialJson: '{"city":' },
-        { type: 'tool_args_delta', index: 1, partialJson: '"Paris"}' },
-        { type: 'block_stop', index: 1 },
+        ...textBlockEvents(0, 'Checking'),
+        ...toolBlockEvents(1, 'toolu_a', 'weather', '{"city":', '"Paris"}'),
         { type: 'block_start', index: 2, block: { type: 'tool_use', id: 'toolu_b', name: 'time' } },
         { type: 'block_stop', index: 2 },
         { type: 'stop', stopReason: 'tool_use' },

@@ -1,26 +1,18 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { GatewayError } from '../../../errors/gateway-error.ts';
+import * as ir from '../../../ir/test-kit.ts';
+import { assertDecodeRejects } from '../../shared/test-kit.ts';
 import { decodeBetaMessages, stripBetaForPassthrough } from './decode-request.ts';
 
-function rejects(body: unknown, message: RegExp, param?: string): void {
-  assert.throws(
-    () => decodeBetaMessages(body),
-    (err: unknown) => {
-      assert.ok(err instanceof GatewayError, `expected GatewayError, got ${String(err)}`);
-      assert.match(err.message, message);
-      if (param !== undefined) assert.equal(err.param, param);
-      return true;
-    },
-  );
-}
+const rejects = (body: unknown, message: RegExp, param?: string): void =>
+  assertDecodeRejects(decodeBetaMessages, body, message, param);
 
 const base = { model: 'claude-x', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] };
 const cc = { type: 'ephemeral' };
 
 describe('decodeBetaMessages', () => {
   it('maps every supported block, tool and parameter', () => {
-    const { ir, svc } = decodeBetaMessages({
+    const { ir: decoded, svc } = decodeBetaMessages({
       model: 'claude-x',
       max_tokens: 1024,
       system: [{ type: 'text', text: 'Be brief.', cache_control: cc }],
@@ -70,42 +62,25 @@ describe('decodeBetaMessages', () => {
       'svc:tags': { env: 'test' },
       'svc:trace': true,
     });
-    assert.deepEqual(ir, {
+    assert.deepEqual(decoded, {
       model: 'claude-x',
-      system: [{ type: 'text', text: 'Be brief.', cacheControl: { type: 'ephemeral' } }],
+      system: [ir.text('Be brief.', { type: 'ephemeral' })],
       messages: [
-        {
-          role: 'user',
-          content: [
-            { type: 'text', text: 'Look', cacheControl: { type: 'ephemeral', ttl: '1h' } },
-            { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'AAAA' } },
-            { type: 'image', source: { kind: 'url', url: 'https://x.test/a.png' } },
-          ],
-        },
-        {
-          role: 'assistant',
-          content: [
-            { type: 'thinking', thinking: 'hmm', signature: 'sig' },
-            { type: 'redacted_thinking', data: 'opaque' },
-            { type: 'text', text: 'Calling' },
-            { type: 'tool_use', id: 'toolu_1', name: 'weather', input: { city: 'Paris' } },
-          ],
-        },
-        {
-          role: 'user',
-          content: [
-            {
-              type: 'tool_result',
-              toolUseId: 'toolu_1',
-              content: [
-                { type: 'text', text: 'sunny' },
-                { type: 'image', source: { kind: 'url', url: 'https://x.test/sun.png' } },
-              ],
-              isError: false,
-            },
-            { type: 'tool_result', toolUseId: 'toolu_2', content: [{ type: 'text', text: 'plain' }] },
-          ],
-        },
+        ir.user(
+          ir.text('Look', { type: 'ephemeral', ttl: '1h' }),
+          ir.imageBase64('AAAA'),
+          ir.imageUrl('https://x.test/a.png'),
+        ),
+        ir.assistant(
+          ir.thinking('hmm', 'sig'),
+          { type: 'redacted_thinking', data: 'opaque' },
+          ir.text('Calling'),
+          ir.toolUse('toolu_1', 'weather', { city: 'Paris' }),
+        ),
+        ir.user(
+          ir.toolResult('toolu_1', [ir.text('sunny'), ir.imageUrl('https://x.test/sun.png')], false),
+          ir.toolResult('toolu_2', 'plain'),
+        ),
       ],
       tools: [
         { name: 'weather', description: 'w', inputSchema: { type: 'object' }, cacheControl: { type: 'ephemeral' } },
@@ -132,14 +107,14 @@ describe('decodeBetaMessages', () => {
   });
 
   it('maps the minimal request and the other tool_choice forms', () => {
-    assert.deepEqual(decodeBetaMessages({ ...base, system: 'sys' }).ir, {
-      model: 'claude-x',
-      system: [{ type: 'text', text: 'sys' }],
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
-      tools: [],
-      params: { maxTokens: 100 },
-      stream: false,
-    });
+    assert.deepEqual(
+      decodeBetaMessages({ ...base, system: 'sys' }).ir,
+      ir.chatRequest('claude-x', {
+        system: [ir.text('sys')],
+        messages: [ir.user(ir.text('hi'))],
+        params: { maxTokens: 100 },
+      }),
+    );
     assert.deepEqual(decodeBetaMessages({ ...base, tool_choice: { type: 'auto' } }).ir.toolChoice, { type: 'auto' });
     assert.deepEqual(decodeBetaMessages({ ...base, tool_choice: { type: 'none' } }).ir.toolChoice, { type: 'none' });
     assert.deepEqual(decodeBetaMessages({ ...base, tool_choice: { type: 'tool', name: 'f' } }).ir.toolChoice, {

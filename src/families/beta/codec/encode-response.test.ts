@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fromUpstream } from '../../../errors/gateway-error.ts';
+import { text, thinking, toolUse } from '../../../ir/test-kit.ts';
 import type { ChatResponse } from '../../../ir/types.ts';
 import { encodeBetaMessage } from './encode-response.ts';
 import { betaErrorBody } from './error-body.ts';
@@ -12,10 +13,10 @@ describe('encodeBetaMessage', () => {
       id: 'chatcmpl-1',
       model: 'gpt-4o',
       content: [
-        { type: 'text', text: '' },
-        { type: 'text', text: 'Checking' },
-        { type: 'thinking', thinking: 'plan', signature: 'sig' },
-        { type: 'tool_use', id: 'call_1', name: 'weather', input: { city: 'Paris' } },
+        text(''),
+        text('Checking'),
+        thinking('plan', 'sig'),
+        toolUse('call_1', 'weather', { city: 'Paris' }),
         { type: 'redacted_thinking', data: 'opaque' },
       ],
       stopReason: 'tool_use',
@@ -43,7 +44,7 @@ describe('encodeBetaMessage', () => {
     const res: ChatResponse = {
       id: 'x',
       model: 'm',
-      content: [{ type: 'text', text: 'a' }],
+      content: [text('a')],
       stopReason: 'stop_sequence',
       stopSequence: 'END',
       usage: { input: 1, output: 1 },

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { textBlockEvents, thinkingBlockEvents, toolBlockEvents } from '../../../ir/test-kit.ts';
 import type { StreamEvent } from '../../../ir/types.ts';
 import { betaStreamEnd, betaStreamStep, newBetaStreamEncoder, newBetaStreamState } from './stream-encoder.ts';
 
@@ -26,16 +27,18 @@ const blockStart = (index: number, block: object) => ev('content_block_start', {
 const delta = (index: number, d: object) => ev('content_block_delta', { index, delta: d });
 const stop = (index: number) => ev('content_block_stop', { index });
 const messageStop = ev('message_stop', {});
+/** `message_delta` with the stop reason and final usage, then `message_stop`. */
+const messageEnd = (stopReason: string, usage: object, stopSequence: string | null = null) => [
+  ev('message_delta', { delta: { stop_reason: stopReason, stop_sequence: stopSequence }, usage }),
+  messageStop,
+];
 
 describe('beta stream encoder', () => {
   it('encodes a text stream', () => {
     assert.deepEqual(
       run([
         { type: 'start', id: 'up', model: 'up', usage: { input: 5 } },
-        { type: 'block_start', index: 0, block: { type: 'text' } },
-        { type: 'text_delta', index: 0, text: 'Hi' },
-        { type: 'text_delta', index: 0, text: '!' },
-        { type: 'block_stop', index: 0 },
+        ...textBlockEvents(0, 'Hi', '!'),
         { type: 'stop', stopReason: 'end_turn' },
         { type: 'usage', usage: { output: 2 } },
       ]),
@@ -45,11 +48,7 @@ describe('beta stream encoder', () => {
         delta(0, { type: 'text_delta', text: 'Hi' }),
         delta(0, { type: 'text_delta', text: '!' }),
         stop(0),
-        ev('message_delta', {
-          delta: { stop_reason: 'end_turn', stop_sequence: null },
-          usage: { input_tokens: 5, output_tokens: 2 },
-        }),
-        messageStop,
+        ...messageEnd('end_turn', { input_tokens: 5, output_tokens: 2 }),
       ],
     );
   });
@@ -60,13 +59,8 @@ describe('beta stream encoder', () => {
         { type: 'start', id: 'up', model: 'up', usage: { input: 5, cacheRead: 3 } },
         { type: 'block_start', index: 0, block: { type: 'text' } },
         { type: 'block_stop', index: 0 },
-        { type: 'block_start', index: 1, block: { type: 'thinking' } },
-        { type: 'thinking_delta', index: 1, text: 'plan' },
-        { type: 'signature_delta', index: 1, signature: 'sig' },
-        { type: 'block_stop', index: 1 },
-        { type: 'block_start', index: 2, block: { type: 'text' } },
-        { type: 'text_delta', index: 2, text: 'Done' },
-        { type: 'block_stop', index: 2 },
+        ...thinkingBlockEvents(1, ['plan'], 'sig'),
+        ...textBlockEvents(2, 'Done'),
         { type: 'usage', usage: { output: 9 } },
         { type: 'stop', stopReason: 'stop_sequence', stopSequence: 'END' },
       ]),
@@ -79,11 +73,7 @@ describe('beta stream encoder', () => {
         blockStart(1, { type: 'text', text: '' }),
         delta(1, { type: 'text_delta', text: 'Done' }),
         stop(1),
-        ev('message_delta', {
-          delta: { stop_reason: 'stop_sequence', stop_sequence: 'END' },
-          usage: { input_tokens: 5, output_tokens: 9, cache_read_input_tokens: 3 },
-        }),
-        messageStop,
+        ...messageEnd('stop_sequence', { input_tokens: 5, output_tokens: 9, cache_read_input_tokens: 3 }, 'END'),
       ],
     );
   });
@@ -92,11 +82,7 @@ describe('beta stream encoder', () => {
     assert.deepEqual(
       run([
         { type: 'start', id: 'up', model: 'up' },
-        { type: 'block_start', index: 0, block: { type: 'tool_use', id: 'call_a', name: 'weather' } },
-        { type: 'tool_args_delta', index: 0, partialJson: '' },
-        { type: 'tool_args_delta', index: 0, partialJson: '{"city":' },
-        { type: 'tool_args_delta', index: 0, partialJson: '"Paris"}' },
-        { type: 'block_stop', index: 0 },
+        ...toolBlockEvents(0, 'call_a', 'weather', '', '{"city":', '"Paris"}'),
         { type: 'block_start', index: 1, block: { type: 'tool_use', id: 'call_b', name: 'time' } },
         { type: 'tool_args_delta', index: 1, partialJson: '{}' },
         { type: 'stop', stopReason: 'tool_use' },
@@ -111,11 +97,7 @@ describe('beta stream encoder', () => {
         blockStart(1, { type: 'tool_use', id: 'call_b', name: 'time', input: {} }),
         delta(1, { type: 'input_json_delta', partial_json: '{}' }),
         stop(1),
-        ev('message_delta', {
-          delta: { stop_reason: 'tool_use', stop_sequence: null },
-          usage: { input_tokens: 30, output_tokens: 12 },
-        }),
-        messageStop,
+        ...messageEnd('tool_use', { input_tokens: 30, output_tokens: 12 }),
       ],
     );
   });

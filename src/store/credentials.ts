@@ -5,11 +5,11 @@
 import { nowIso } from '../util/time.ts';
 import { type ChangePublisher, NO_CHANGES } from './changes.ts';
 import type { Db } from './db.ts';
-import { appendEvents } from './outbox.ts';
+import { orgTable, type RowEvents } from './org-table.ts';
 import { createRoutingConfigStore } from './routing-configs.ts';
 import type { ProviderCredentialsTable } from './schema.ts';
 
-export interface ProviderRecord {
+export interface CredentialRecord {
   id: string;
   orgId: string;
   /** As sent by the caller (may be an alias such as `vendor_2`). */
@@ -26,8 +26,8 @@ export interface ProviderRecord {
   deletedAt: string | null;
 }
 
-export type NewProvider = Pick<
-  ProviderRecord,
+export type NewCredential = Pick<
+  CredentialRecord,
   'id' | 'orgId' | 'vendor' | 'vendorId' | 'name' | 'baseUrl' | 'keyCiphertext'
 > & {
   /** Default 1. */
@@ -36,7 +36,7 @@ export type NewProvider = Pick<
   verifiedAt?: string | null;
 };
 
-export interface ProviderPatch {
+export interface CredentialPatch {
   name?: string;
   baseUrl?: string | null;
   keyCiphertext?: string;
@@ -44,22 +44,22 @@ export interface ProviderPatch {
   weight?: number;
 }
 
-export interface ProviderStore {
-  create(p: NewProvider): Promise<ProviderRecord>;
-  get(orgId: string, id: string): Promise<ProviderRecord | undefined>;
+export interface CredentialStore {
+  create(p: NewCredential): Promise<CredentialRecord>;
+  get(orgId: string, id: string): Promise<CredentialRecord | undefined>;
   /** Active credentials by id; `afterId`/`limit` page through them. */
-  list(orgId: string, page?: { afterId?: string; limit?: number }): Promise<ProviderRecord[]>;
+  list(orgId: string, page?: { afterId?: string; limit?: number }): Promise<CredentialRecord[]>;
   /** One UPDATE, so a rotated key replaces the old one atomically. */
-  update(orgId: string, id: string, patch: ProviderPatch): Promise<ProviderRecord | undefined>;
-  softDelete(orgId: string, id: string): Promise<ProviderRecord | undefined>;
-  changedSince(sinceIso: string): Promise<ProviderRecord[]>;
+  update(orgId: string, id: string, patch: CredentialPatch): Promise<CredentialRecord | undefined>;
+  softDelete(orgId: string, id: string): Promise<CredentialRecord | undefined>;
+  changedSince(sinceIso: string): Promise<CredentialRecord[]>;
   /** All active credentials of every org, for warming the credential cache at start. */
-  listAllActive(): Promise<ProviderRecord[]>;
+  listAllActive(): Promise<CredentialRecord[]>;
   /** Ids of routing configs that reference the credential directly (routing configs arrive later). */
   referencedByConfigs(orgId: string, providerId: string): Promise<string[]>;
 }
 
-function toRecord(r: ProviderCredentialsTable): ProviderRecord {
+function toRecord(r: ProviderCredentialsTable): CredentialRecord {
   return {
     id: r.id,
     orgId: r.org_id,
@@ -82,20 +82,14 @@ function eventData(r: ProviderCredentialsTable) {
   return { id: r.id, vendor: r.vendor, name: r.name };
 }
 
-export function createProviderStore(db: Db, changes: ChangePublisher = NO_CHANGES): ProviderStore {
-  const changed = (orgId: string, id: string) => changes.publish({ topic: 'credential', id, orgId });
-  async function get(orgId: string, id: string): Promise<ProviderRecord | undefined> {
-    const r = await db
-      .selectFrom('provider_credentials')
-      .selectAll()
-      .where('org_id', '=', orgId)
-      .where('id', '=', id)
-      .executeTakeFirst();
-    return r ? toRecord(r) : undefined;
-  }
+export function createCredentialStore(db: Db, changes: ChangePublisher = NO_CHANGES): CredentialStore {
+  const table = orgTable(db, 'provider_credentials', toRecord, (orgId, id) =>
+    changes.publish({ topic: 'credential', id, orgId }),
+  );
+  const get = table.get;
 
   return {
-    async create(p) {
+    create(p) {
       const now = nowIso();
       const row: ProviderCredentialsTable = {
         id: p.id,
@@ -112,12 +106,7 @@ export function createProviderStore(db: Db, changes: ChangePublisher = NO_CHANGE
         updated_at: now,
         deleted_at: null,
       };
-      await db.transaction().execute(async (tx) => {
-        await tx.insertInto('provider_credentials').values(row).execute();
-        await appendEvents(tx, [{ orgId: p.orgId, type: 'provider.created', data: eventData(row) }]);
-      });
-      await changed(p.orgId, p.id);
-      return toRecord(row);
+      return table.insert(row, () => [{ orgId: p.orgId, type: 'provider.created', data: eventData(row) }]);
     },
     get,
     async list(orgId, page = {}) {
@@ -132,59 +121,31 @@ export function createProviderStore(db: Db, changes: ChangePublisher = NO_CHANGE
       return rows.map(toRecord);
     },
     async update(orgId, id, patch) {
-      const set: Partial<ProviderCredentialsTable> = { updated_at: nowIso() };
+      const set: Partial<ProviderCredentialsTable> = {};
       if (patch.name !== undefined) set.name = patch.name;
       if (patch.baseUrl !== undefined) set.base_url = patch.baseUrl;
       if (patch.keyCiphertext !== undefined) set.key_ciphertext = patch.keyCiphertext;
       if (patch.verifiedAt !== undefined) set.verified_at = patch.verifiedAt;
       if (patch.weight !== undefined) set.weight = patch.weight;
-      const updated = await db.transaction().execute(async (tx) => {
-        const row = await tx
-          .updateTable('provider_credentials')
-          .set(set)
-          .where('org_id', '=', orgId)
-          .where('id', '=', id)
-          .where('deleted_at', 'is', null)
-          .returningAll()
-          .executeTakeFirst();
-        // Renames and weight changes are not events; a new key is.
-        if (row && patch.keyCiphertext !== undefined) {
-          await appendEvents(tx, [{ orgId, type: 'provider.rotated', data: eventData(row) }]);
-        }
-        return row !== undefined;
-      });
-      if (updated) await changed(orgId, id);
-      return get(orgId, id);
+      // Renames and weight changes are not events; a new key is.
+      const rotated: RowEvents<ProviderCredentialsTable> | undefined =
+        patch.keyCiphertext === undefined
+          ? undefined
+          : (row: ProviderCredentialsTable) => [{ orgId, type: 'provider.rotated', data: eventData(row) }];
+      // A deleted credential is answered as it is, not as unknown.
+      return (await table.update(orgId, id, set, rotated)) ?? get(orgId, id);
     },
     async softDelete(orgId, id) {
-      const now = nowIso();
-      const deleted = await db.transaction().execute(async (tx) => {
-        const row = await tx
-          .updateTable('provider_credentials')
-          .set({ deleted_at: now, updated_at: now, status: 'deleted' })
-          .where('org_id', '=', orgId)
-          .where('id', '=', id)
-          .where('deleted_at', 'is', null)
-          .returningAll()
-          .executeTakeFirst();
-        if (row) await appendEvents(tx, [{ orgId, type: 'provider.deleted', data: eventData(row) }]);
-        return row !== undefined;
-      });
-      if (deleted) await changed(orgId, id);
-      return get(orgId, id);
+      const deleted = await table.softDelete(
+        orgId,
+        id,
+        (row) => [{ orgId, type: 'provider.deleted', data: eventData(row) }],
+        { status: 'deleted' },
+      );
+      return deleted ?? get(orgId, id);
     },
-    async changedSince(sinceIso) {
-      const rows = await db
-        .selectFrom('provider_credentials')
-        .selectAll()
-        .where('updated_at', '>=', sinceIso)
-        .execute();
-      return rows.map(toRecord);
-    },
-    async listAllActive() {
-      const rows = await db.selectFrom('provider_credentials').selectAll().where('deleted_at', 'is', null).execute();
-      return rows.map(toRecord);
-    },
+    changedSince: table.changedSince,
+    listAllActive: table.listAllLive,
     referencedByConfigs: (orgId, providerId) => createRoutingConfigStore(db).referencingCredential(orgId, providerId),
   };
 }

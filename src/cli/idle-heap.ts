@@ -1,0 +1,62 @@
+// Gives memory back once the gateway goes quiet. Start-up and every burst of calls grow V8's young
+// generation up to its maximum (two 16 MB semi-spaces), and V8 shrinks it only in a collection that
+// sees a low allocation rate, which an idle process never runs: the gateway sat at ~30 MB more than
+// it needed for as long as no call came. A full collection after a whole quiet period lets V8 shrink
+// it (and compact the old generation); under load nothing is done, so throughput is not touched.
+import { performance } from 'node:perf_hooks';
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+/**
+ * How often the event loop's busy share is read (the check costs microseconds). V8 judges the
+ * allocation rate over its last ~5 s of collections: a collection sooner after the burst keeps the
+ * young generation's size, so a period shorter than that only spends collections.
+ */
+const PERIOD_MS = 5_000;
+/** Busier than this over a period is not idle (an idle gateway's timers use ~0.1%). */
+const IDLE_UTILIZATION = 0.02;
+/** A young generation at or below this is already small; collecting would gain nothing. */
+const SMALL_YOUNG_BYTES = 4 * 1024 * 1024;
+/** V8 may need a second quiet collection to see a low allocation rate; past this it stops trying. */
+const MAX_TRIES_PER_QUIET = 3;
+
+function exposedGc(): () => void {
+  const existing: unknown = Reflect.get(globalThis, 'gc');
+  if (typeof existing === 'function') return () => Reflect.apply(existing, globalThis, []);
+  // The flag only adds `gc` to contexts made after it is set, such as this one.
+  setFlagsFromString('--expose-gc');
+  const gc: unknown = runInNewContext('gc');
+  if (typeof gc !== 'function') throw new Error('V8 did not expose gc()');
+  return () => Reflect.apply(gc, undefined, []);
+}
+
+const youngBytes = (): number => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0;
+
+/** Starts the watch; the returned function stops it. The timer never keeps the process alive. */
+export function trimHeapWhenIdle(): () => void {
+  let gc: () => void;
+  try {
+    gc = exposedGc();
+  } catch {
+    // A runtime that will not expose a collector only keeps its young generation: not worth failing start for.
+    return () => {};
+  }
+  let last = performance.eventLoopUtilization();
+  let tries = 0;
+  const timer = setInterval(() => {
+    const now = performance.eventLoopUtilization();
+    const busy = performance.eventLoopUtilization(now, last).utilization;
+    last = now;
+    if (busy > IDLE_UTILIZATION) {
+      tries = 0;
+      return;
+    }
+    if (tries >= MAX_TRIES_PER_QUIET || youngBytes() <= SMALL_YOUNG_BYTES) return;
+    tries++;
+    gc();
+    // The collection itself is busy time; it must not count against the next period.
+    last = performance.eventLoopUtilization();
+  }, PERIOD_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}

@@ -1,0 +1,81 @@
+// The guardrail_action column and its filter on both dialects (migration 205): rows are found by
+// their action, and a row without one is never matched by any value.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { RequestLogRow } from '../../src/store/request-logs.ts';
+import { newId } from '../../src/util/ids.ts';
+import { dialects, type TestDb } from '../helpers/dialects.ts';
+
+function row(orgId: string, guardrailAction: string | null): RequestLogRow {
+  return {
+    id: newId('req'),
+    requestType: 'chat_completion',
+    orgId,
+    projectId: null,
+    apiKeyId: null,
+    endUser: null,
+    tags: null,
+    traceId: null,
+    conversationId: null,
+    modelRequested: 'm',
+    modelUsed: 'm',
+    provider: 'openai',
+    credentialId: null,
+    statusCode: guardrailAction === 'block' ? 400 : 200,
+    latencyMs: 3,
+    ttfbMs: null,
+    inputTokens: 1,
+    outputTokens: 1,
+    cacheReadTokens: 0,
+    cacheCreationTokens: 0,
+    costUsd: null,
+    error: null,
+    decisionTrace: null,
+    requestBody: null,
+    responseBody: null,
+    createdAt: new Date().toISOString(),
+    cache: null,
+    replayOf: null,
+    savedCostUsd: 0,
+    cacheSimilarity: null,
+    cacheShadowMatch: null,
+    guardrailAction,
+  };
+}
+
+for (const d of await dialects()) {
+  describe(`guardrail_action column on ${d.name}`, { skip: d.skip }, () => {
+    let db: TestDb;
+    before(async () => {
+      db = await d.open();
+    });
+    after(async () => {
+      await db?.dispose();
+    });
+
+    test('rows are filtered by their strongest action', async () => {
+      const logs = db.handle.stores.logs;
+      const orgId = newId('org');
+      const actions = ['block', 'mask', 'flag', 'shadow_mask', null, 'mask'];
+      const rows = actions.map((a) => row(orgId, a));
+      await logs.insertMany(rows);
+      const ids = (a: string | null) =>
+        rows
+          .filter((r) => r.guardrailAction === a)
+          .map((r) => r.id)
+          .reverse();
+      for (const a of ['block', 'mask', 'flag', 'shadow_mask', 'shadow_block']) {
+        const found = await logs.list({ orgId, guardrailAction: a }, { limit: 10 });
+        assert.deepEqual(
+          found.map((r) => r.id),
+          ids(a),
+          a,
+        );
+        for (const r of found) assert.equal(r.guardrailAction, a);
+      }
+      const plain = await logs.get(orgId, rows[4]!.id);
+      assert.equal(plain?.guardrailAction, undefined);
+      assert.equal((await logs.list({ orgId }, { limit: 10 })).length, actions.length);
+    });
+  });
+}
