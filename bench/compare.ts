@@ -10,16 +10,22 @@
 //     [--webhooks 3]   this checkout's gateway gets 3 endpoints subscribed to every event (a local
 //                      receiver answering 204), and both get the same management writes (an API key
 //                      created every 250 ms) while they are measured, so events flow during the load
+//     [--guardrails]   this checkout's gateway gets an org guardrail policy (enforce; output pii mask on
+//                      email, credit_card and secret, one input check) that never matches the bench's text:
+//                      the cost of scanning every call and every streamed delta
+//     [--chunks 73]    streams cut into this many deltas instead of 20 (the fake caps it at the answer's
+//                      73 characters), for the marginal cost of a delta
 //     [--ttfb]         also time the first body byte at c=1 (streaming scenarios), alternated the same way
 //     [--no-build]     this checkout's dist/ is used as it is (comparing two prepared copies)
 import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { cpuMs } from './cpu.ts';
-import { applyLimits, startWebhookLoad } from './feature-load.ts';
+import { applyGuardrails, applyLimits, startWebhookLoad } from './feature-load.ts';
 import { type Gateway, startGateway } from './gateway.ts';
 import { autocannonGenerator } from './load/autocannon.ts';
-import { SCENARIOS } from './scenarios.ts';
+import type { RequestSpec } from './load/types.ts';
+import { type Scenario, SCENARIOS } from './scenarios.ts';
 import { ROOT, startFake } from './stack.ts';
 import { measureTtfb } from './ttfb.ts';
 
@@ -39,6 +45,8 @@ const { values } = parseArgs({
     only: { type: 'string' },
     webhooks: { type: 'string', default: '0' },
     limits: { type: 'boolean', default: false },
+    guardrails: { type: 'boolean', default: false },
+    chunks: { type: 'string' },
     ttfb: { type: 'boolean', default: false },
     'no-build': { type: 'boolean', default: false },
   },
@@ -60,13 +68,40 @@ const gateways: Record<'before' | 'after', Gateway> = {
 const load = autocannonGenerator();
 const hooks = await startWebhookLoad(Number(values.webhooks), gateways);
 if (values.limits) await applyLimits(gateways.after);
+if (values.guardrails) await applyGuardrails(gateways.after);
+
+/** The scenario's gateway request, its streams cut into `--chunks` deltas when given. */
+function specOf(scenario: Scenario, url: string): RequestSpec {
+  const spec = scenario.gateway(url);
+  if (!values.chunks) return spec;
+  return { ...spec, body: spec.body.replaceAll('chunks-20', `chunks-${Number(values.chunks)}`) };
+}
+
+/**
+ * One streamed answer read whole: its SSE data events, those carrying answer text, and whether any
+ * guardrail verdict was reported (the bench's text must not trip the policy, or a rewrite is measured).
+ */
+async function streamShape(spec: RequestSpec): Promise<string> {
+  const res = await fetch(spec.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...spec.headers },
+    body: spec.body,
+  });
+  const body = await res.text();
+  const data = body.split('\n').filter((l) => l.startsWith('data:') && !l.includes('[DONE]'));
+  const text = data.filter(
+    (l) => (l.includes('"content":"') && !l.includes('"content":""')) || l.includes('"text_delta"'),
+  );
+  const verdicts = res.headers.get('x-svc-guardrails');
+  return `${data.length} data events, ${text.length} with text${verdicts ? `, verdicts: ${verdicts}` : ''}`;
+}
 
 async function measure(gw: Gateway, scenarioId: string): Promise<Sample> {
   const scenario = SCENARIOS.find((s) => s.id === scenarioId);
   if (!scenario) throw new Error(`unknown scenario ${scenarioId}`);
   const pid = gw.proc.pid;
   const before = cpuMs(pid) ?? 0;
-  const r = await load.run({ ...scenario.gateway(gw.url), connections: 32, durationSec });
+  const r = await load.run({ ...specOf(scenario, gw.url), connections: 32, durationSec });
   const after = cpuMs(pid) ?? 0;
   const sample = {
     cpuUsPerReq: ((after - before) * 1000) / Math.max(1, r.requests),
@@ -74,14 +109,19 @@ async function measure(gw: Gateway, scenarioId: string): Promise<Sample> {
     failed: r.non2xx + r.errors,
   };
   if (!values.ttfb || !scenario.measures.includes('ttfb')) return sample;
-  const t = await measureTtfb(scenario.gateway(gw.url), Math.min(durationSec, 3));
+  const t = await measureTtfb(specOf(scenario, gw.url), Math.min(durationSec, 3));
   return { ...sample, ttfbMs: t.p50Ms, failed: sample.failed + t.errors };
 }
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const rows: string[] = [];
+const shapes: string[] = [];
 try {
   for (const s of scenarios) {
+    if (s.measures.includes('ttfb')) {
+      for (const side of ['before', 'after'] as const)
+        shapes.push(`${s.id} ${side}: ${await streamShape(specOf(s, gateways[side].url))}`);
+    }
     const got: Record<'before' | 'after', Sample[]> = { before: [], after: [] };
     // One unrecorded run each so both have warm JITs and pools.
     await measure(gateways.before, s.id);
@@ -113,6 +153,8 @@ console.log(
   `\n${rounds} alternated rounds of ${durationSec} s at c=32 per scenario (autocannon), before = ${baseRoot}\n`,
 );
 if (values.limits) console.log('after: an org budget and rpm/concurrency limits on the bench key');
+if (values.guardrails) console.log('after: an org guardrail policy (output pii mask, email/credit_card/secret; input email)');
+for (const line of shapes) console.log(`stream: ${line}`);
 if (hooks) {
   console.log(
     `after: ${values.webhooks} webhook endpoints on '*'; ${hooks.received()} deliveries received during the run`,

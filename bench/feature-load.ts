@@ -76,3 +76,33 @@ export async function applyLimits(gw: Gateway): Promise<void> {
     if (!res.ok) throw new Error(`setting rate limits on ${k.id} failed: ${res.status}`);
   }
 }
+
+/**
+ * `bench:compare --guardrails`: an org policy in enforce mode whose output checks scan every delta
+ * (mask, so the stream scanner holds back and rescans) and whose detectors never match the bench's
+ * text, plus one input check, so the run measures the checking and not a rewrite.
+ */
+export async function applyGuardrails(gw: Gateway): Promise<void> {
+  const res = await post(`${gw.url}/manage/v1/guardrails`, {
+    name: 'bench',
+    scope: { type: 'org' },
+    mode: 'enforce',
+    checks: [
+      { type: 'pii', stage: 'output', action: 'mask', entities: ['email', 'credit_card', 'secret'] },
+      { type: 'pii', stage: 'input', action: 'mask', entities: ['email'] },
+    ],
+  });
+  if (res.status !== 201) throw new Error(`creating the bench guardrail policy failed: ${res.status}`);
+  // A probe proves the policy is live: the fake echoes the prompt, so the masked address comes back.
+  const probe = await fetch(`${gw.url}/alpha/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      model: 'openai/gpt-4o-mini',
+      messages: [{ role: 'user', content: 'write to probe@example.com' }],
+    }),
+  });
+  const text = await probe.text();
+  if (!probe.headers.get('x-svc-guardrails') || !text.includes('[EMAIL_1]'))
+    throw new Error(`the bench guardrail policy did not apply: ${probe.status} ${text.slice(0, 200)}`);
+}

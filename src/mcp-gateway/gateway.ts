@@ -60,12 +60,17 @@ export function secretsAad(orgId: string, serverId: string): string {
 /** Progress notifications do not extend a call's deadline (see Upstream.progressToken); this one is long. */
 const PROGRESS_CALL_TIMEOUT_MS = 15 * 60_000;
 
+/** How long a project's list of usable servers is reused, and how many such lists are kept. */
+const USABLE_TTL_MS = 1000;
+const USABLE_KEPT = 10_000;
+
 const bytes = (v: unknown): number => (v === undefined ? 0 : Buffer.byteLength(JSON.stringify(v) ?? ''));
 const toolError = (text: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text }] });
 
 export class McpGateway {
   readonly #d: GatewayDeps;
   readonly #upstreams = new Map<string, Upstream>();
+  readonly #usable = new Map<string, { until: number; list: Promise<McpServerRecord[]> }>();
   readonly #listeners = new Set<ListChangedListener>();
   readonly #http: ReturnType<typeof mcpFetch>;
 
@@ -117,6 +122,7 @@ export class McpGateway {
    * the sessions of its organization hear that their tool lists changed.
    */
   async serverChanged(orgId: string, serverId: string): Promise<void> {
+    this.#usable.clear();
     const up = this.#upstreams.get(serverId);
     this.#upstreams.delete(serverId);
     await up?.close();
@@ -131,9 +137,21 @@ export class McpGateway {
     return { headers: p.headers ?? {}, env: p.env ?? {} };
   }
 
-  /** Enabled servers the caller's project may use. */
+  /**
+   * Enabled servers the caller's project may use. Remembered for a second per org and project, so a
+   * busy agent's tool calls do not each wait on the database; a change made on this instance is seen
+   * at once (serverChanged), one made on another within the second.
+   */
   servers(p: Principal): Promise<McpServerRecord[]> {
-    return this.#d.store.listUsable(p.orgId, p.projectId);
+    const key = `${p.orgId}\u0000${p.projectId ?? ''}`;
+    const now = performance.now();
+    const found = this.#usable.get(key);
+    if (found && found.until > now) return found.list;
+    if (this.#usable.size >= USABLE_KEPT) this.#usable.clear();
+    const list = this.#d.store.listUsable(p.orgId, p.projectId);
+    this.#usable.set(key, { until: now + USABLE_TTL_MS, list });
+    list.catch(() => this.#usable.delete(key));
+    return list;
   }
 
   /** The tools of every usable server that the server's and the key's patterns allow. Down servers are left out. */
