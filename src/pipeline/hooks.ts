@@ -8,7 +8,7 @@
 // - beforeRoute runs after decode and authorization. It may refuse the call by throwing a
 //   GatewayError, and it may touch the call's replyHeaders, hookTrace, its own slot (lifecycle.ts
 //   `callSlot`), a chat call's `collectAnswer` and `onSend` (call.ts), and add end-of-call work
-//   (`atCallEnd`); nothing else of the call.
+//   (`atCallEnd`) and work for when the call is held (`atHold`); nothing else of the call.
 // - The guard stage (at most one feature, guardrails) runs after beforeRoute and before routing on
 //   chat, embeddings and pass-through calls. Unlike the other hooks it may rewrite what the call
 //   sends (`call.chat.ir`, the texts it is handed) and attach the answer's checks (`ChatCall.guard`).
@@ -18,6 +18,10 @@
 // - End-of-call work runs exactly once per call that got past the hooks that added it, newest first,
 //   with the record, or with undefined when the call ended without one. It may note the feature's
 //   log columns on the record (`noteFeature`) and nothing else of it.
+// - A call may be held past its answer (a background response's create call waits for the response,
+//   which another instance may finish). Work added with `atHold` runs once, as such a call's answer
+//   goes out, with the record as it stands then, which it reads and never changes; end-of-call work
+//   and afterResponse hooks still run when (and where) the call ends. A call not held never runs it.
 // - afterResponse hooks run once the answer is complete, after all end-of-call work, so they see
 //   every feature's notes. They read the record and never change it; they are synchronous and
 //   never awaited, and one that throws is reported without stopping the others.

@@ -1,14 +1,15 @@
 // The life of one proxy call, shared by every flow (chat, embeddings, token counts, pass-through):
 // the call object is made in one place, features keep their state for it in typed slots, work a
-// feature adds for the end of the call runs exactly once, and the call ends in a record that the
-// afterResponse hooks see. See hooks.ts for the order features run in.
+// feature adds for the end of the call runs exactly once, a call held past its answer says so when
+// the answer goes out, and the call ends in a record that the afterResponse hooks see. See hooks.ts
+// for the order features run in.
 
 import type { GatewayError } from '../errors/gateway-error.ts';
 import { readSvcHeaders } from '../families/shared/svc-headers.ts';
 import type { PipelineDeps } from './deps.ts';
 import { runAfterResponse } from './hooks.ts';
 import { type CallRecord, callRecord, type RecordParts } from './record.ts';
-import type { CallKind, EndWork, PipelineReply, ProxyCall, ProxyInput } from './types.ts';
+import type { CallKind, EndWork, HoldWork, PipelineReply, ProxyCall, ProxyInput } from './types.ts';
 
 export function newCall(input: ProxyInput, kind: CallKind): ProxyCall {
   const m = (input.body as { model?: unknown } | null)?.model;
@@ -32,6 +33,7 @@ export function newCall(input: ProxyInput, kind: CallKind): ProxyCall {
     chat: undefined,
     svc: undefined,
     endWork: undefined,
+    holdWork: undefined,
     replyHeaders: undefined,
     hookTrace: undefined,
     slots: undefined,
@@ -82,6 +84,36 @@ export function endCall(deps: PipelineDeps, call: ProxyCall, record?: CallRecord
   for (let i = list.length - 1; i >= 0; i--) {
     try {
       list[i](record);
+    } catch (err) {
+      deps.onHookError(err);
+    }
+  }
+}
+
+/**
+ * Work for the moment a call is answered but not ended. Some calls are held past their answer: a
+ * background response's create call keeps its record (and what hooks took for it) until the response
+ * completes, which may be hours later, on another instance, or never here. Such a call runs this work
+ * once, as its answer goes out (`holdCall`); a call that ends when it is answered never runs it.
+ */
+export function atHold(call: ProxyCall, work: HoldWork): void {
+  const list = call.holdWork;
+  if (list === undefined) call.holdWork = [work];
+  else list.push(work);
+}
+
+/**
+ * The call's answer has gone out but the call goes on: runs the work added with `atHold`, once, in
+ * the order added, with the record as it stands now. The call still ends later with `finish`.
+ */
+export function holdCall(deps: PipelineDeps, call: ProxyCall, parts: RecordParts): void {
+  const list = call.holdWork;
+  if (list === undefined) return;
+  call.holdWork = undefined;
+  const record = callRecord(call, parts);
+  for (const work of list) {
+    try {
+      work(record);
     } catch (err) {
       deps.onHookError(err);
     }

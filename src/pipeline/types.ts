@@ -79,6 +79,8 @@ export interface ProxyCall extends ProxyInput {
   svc?: SvcExtensions;
   /** End-of-call work features added (lifecycle.ts `atCallEnd`); runs once, newest first. */
   endWork: EndWork[] | undefined;
+  /** Work for when the call is held past its answer (lifecycle.ts `atHold`); runs once, if ever. */
+  holdWork: HoldWork[] | undefined;
   /** Headers hooks add to the answer, success or refusal (x-ratelimit-*). */
   replyHeaders: Record<string, string> | undefined;
   /** What hooks decided about the call, merged into its decision trace (the limit that refused it). */
@@ -89,6 +91,9 @@ export interface ProxyCall extends ProxyInput {
 
 /** Work for the end of a call, with its record (undefined when the call ended without one). */
 export type EndWork = (record: CallRecord | undefined) => void;
+
+/** Work for a call answered but not ended, with its record as it stood when the answer went out. */
+export type HoldWork = (record: CallRecord) => void;
 
 /**
  * What features noted about a finished call, by feature name: each note's fields are columns of the

@@ -2,14 +2,16 @@
 // complete. A `responses.poll` job (durable, held by one instance at a time) checks the upstream,
 // first after `pollMs`, then twice as long each time up to 30 s; a retrieval that sees the response
 // finished completes it too. The instance that took the create call keeps it (with what hooks took
-// for it) until then and finishes it as any call ends; another instance, or this one after a
-// restart, writes the row from the stored record instead.
+// for it) until then, telling the hooks it is held once its answer is out, and finishes it as any
+// call ends; another instance, or this one after a restart, writes the row from the stored record
+// instead.
 import type { Usage } from '../ir/types.ts';
 import type { Job, JobQueue } from '../jobs/types.ts';
 import type { Principal } from '../live/principals.ts';
 import type { RoutedTarget } from '../pipeline/call.ts';
 import type { PipelineDeps } from '../pipeline/deps.ts';
 import { endpointCall, recordEndpointCall } from '../pipeline/endpoint-record.ts';
+import { holdCall } from '../pipeline/lifecycle.ts';
 import { finishRaw, type RawServed } from '../pipeline/raw-call.ts';
 import { responsesApi } from '../providers/registry.ts';
 import type { VendorId } from '../providers/types.ts';
@@ -85,6 +87,8 @@ export class BackgroundCompletion {
 
   /** Keeps the create call of a running response until it completes (or the poll gives up). */
   hold(id: string, served: RawServed): void {
+    // The caller has its answer: what ends with the answer (the call's span) ends now, not at completion.
+    holdCall(this.#d.pipeline, served.call, served.parts);
     shrinkBody(served, this.#d.logBodyMaxChars);
     // The timer never keeps the process alive.
     const timer = setTimeout(() => this.#release(id), GIVE_UP_MS);

@@ -183,8 +183,11 @@ export class Responses {
           finishRaw(this.#d.pipeline, served.call, parts);
         } else if (background && tap.first !== undefined) {
           // The stream ended before the response did: the poll job logs it once it is complete.
-          this.#bg.hold(tap.first.id, served);
-          void this.#bg.schedulePoll(c.principal.orgId, tap.first.id, 0).catch(this.#d.onError);
+          // Until then the record names the response (the call's span ends as it is held).
+          const first = tap.first;
+          parts.responseBody = { id: first.id, status: first.status, usage: null };
+          this.#bg.hold(first.id, served);
+          void this.#bg.schedulePoll(c.principal.orgId, first.id, 0).catch(this.#d.onError);
         } else {
           if (!finished) parts.error = { message: 'client disconnected before the response was complete' };
           finishRaw(this.#d.pipeline, served.call, parts);

@@ -82,7 +82,17 @@ function hookAttributes(trace: unknown, attrs: AttrSink): void {
   if (typeof t.cache?.skipped === 'string') attrs.set('switchyard.cache.skipped', t.cache.skipped);
 }
 
-export function serverAttributes(call: ProxyCall, op: string, record: CallRecord | undefined, attrs: AttrSink): void {
+/**
+ * The server span's attributes. A held call's record is the one its answer went out with (a queued
+ * background response): its usage and cost are not known yet, and the linked completion span has them.
+ */
+export function serverAttributes(
+  call: ProxyCall,
+  op: string,
+  record: CallRecord | undefined,
+  held: boolean,
+  attrs: AttrSink,
+): void {
   attrs.set(sc.GEN_AI_OPERATION_NAME, op);
   attrs.set(sc.GEN_AI_REQUEST_MODEL, call.modelRequested);
   attrs.set(sc.HTTP_REQUEST_METHOD, 'POST');
@@ -95,16 +105,18 @@ export function serverAttributes(call: ProxyCall, op: string, record: CallRecord
   attrs.set(sc.HTTP_RESPONSE_STATUS_CODE, record.status);
   attrs.put(sc.GEN_AI_PROVIDER_NAME, record.vendor === null ? null : sc.providerName(record.vendor));
   attrs.put(sc.GEN_AI_RESPONSE_MODEL, record.answer?.model ?? record.modelUsed);
-  attrs.put(sc.GEN_AI_RESPONSE_ID, record.answer?.id);
+  attrs.put(sc.GEN_AI_RESPONSE_ID, record.answer?.id ?? bodyId(record.responseBody));
   const finish = record.answer?.stopReason ?? streamStopReason(record.responseBody);
   if (finish !== undefined) attrs.set(sc.GEN_AI_RESPONSE_FINISH_REASONS, [finish]);
-  attrs.set(sc.GEN_AI_USAGE_INPUT_TOKENS, record.usage.input);
-  attrs.set(sc.GEN_AI_USAGE_OUTPUT_TOKENS, record.usage.output);
-  attrs.put(sc.GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS, record.usage.cacheRead);
-  attrs.put(sc.GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS, record.usage.cacheWrite);
+  if (!held) {
+    attrs.set(sc.GEN_AI_USAGE_INPUT_TOKENS, record.usage.input);
+    attrs.set(sc.GEN_AI_USAGE_OUTPUT_TOKENS, record.usage.output);
+    attrs.put(sc.GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS, record.usage.cacheRead);
+    attrs.put(sc.GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS, record.usage.cacheWrite);
+  }
   attrs.put(sc.GEN_AI_CONVERSATION_ID, record.conversationId);
   if (record.status >= 400) attrs.set(sc.ERROR_TYPE, errorType(record.status, record.error));
-  attrs.set('switchyard.cost_usd', record.costUsd);
+  if (!held) attrs.set('switchyard.cost_usd', record.costUsd);
   attrs.put('switchyard.trace_id', record.traceId);
   attrs.put('switchyard.end_user', record.endUser);
   attrs.put('switchyard.batch_id', record.batchId);
@@ -117,6 +129,12 @@ export function serverAttributes(call: ProxyCall, op: string, record: CallRecord
   }
   hookAttributes(record.trace, attrs);
   featureAttributes(record, attrs);
+}
+
+/** A pass-through answer's own id (a Responses API response), where no IR answer was kept. */
+function bodyId(body: unknown): string | undefined {
+  const id = (body as { id?: unknown } | null)?.id;
+  return typeof id === 'string' ? id : undefined;
 }
 
 function streamStopReason(body: unknown): string | undefined {

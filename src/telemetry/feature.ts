@@ -2,9 +2,10 @@
 // a client span per upstream attempt whose `traceparent` goes upstream with it. While the call runs
 // the feature only draws span ids and notes when each attempt was sent; everything a span says is
 // read from the call record at the end (attributes.ts) and written straight into OTLP (spans.ts).
+// The end is the call's end, or the moment its answer goes out for a call held past it.
 import type { TelemetryConfig } from '../config.ts';
 import type { PipelineFeature } from '../pipeline/hooks.ts';
-import { addReplyHeader, atCallEnd } from '../pipeline/lifecycle.ts';
+import { addReplyHeader, atCallEnd, atHold } from '../pipeline/lifecycle.ts';
 import { noteFeature } from '../pipeline/record.ts';
 import type { CallRecord, ProxyCall } from '../pipeline/types.ts';
 import type { AttemptRecord } from '../routing/execute-types.ts';
@@ -86,12 +87,24 @@ export function tracingFeature(
         };
       }
       if (!server.sampled) return;
-      atCallEnd(call, (record) => {
+      // A call held past its answer (a background response's create call) ends its spans as the
+      // answer goes out: its end may come much later, or on another instance, or never here.
+      let held = false;
+      const end = (record: CallRecord | undefined) => {
         try {
-          endSpans(writer, queue, call, server, sent, record, config.captureContent, linked);
+          endSpans(writer, queue, call, server, sent, record, held, config.captureContent, linked);
         } catch (err) {
           deps.onError(err);
         }
+      };
+      atHold(call, (record) => {
+        held = true;
+        end(record);
+      });
+      atCallEnd(call, (record) => {
+        // The log row's link to this trace (SWITCHYARD_TRACE_URL_TEMPLATE on the dashboard's log page).
+        if (record !== undefined) noteFeature(record, TRACING_NOTE, { otelTraceId: server.traceHex });
+        if (!held) end(record);
       });
     },
   };
@@ -104,11 +117,10 @@ function endSpans(
   server: OpenSpan,
   sent: readonly Sent[],
   record: CallRecord | undefined,
+  held: boolean,
   captureContent: boolean,
   link: RemoteParent | undefined,
 ): void {
-  // The log row's link to this trace (SWITCHYARD_TRACE_URL_TEMPLATE on the dashboard's log page).
-  if (record !== undefined) noteFeature(record, TRACING_NOTE, { otelTraceId: server.traceHex });
   const op = operationName(call, record?.requestType ?? call.codec.requestType);
   const now = performance.now();
   const attempts = decisionOf(record)?.attempts ?? [];
@@ -125,7 +137,7 @@ function endSpans(
         ? { code: STATUS_ERROR, message: record ? errorType(record.status, record.error) : 'no answer' }
         : undefined,
       attributes(sink) {
-        serverAttributes(call, op, record, sink);
+        serverAttributes(call, op, record, held, sink);
         if (captureContent) contentAttributes(call, record, sink);
       },
     }),

@@ -85,7 +85,7 @@ describe('guardrails on streams and webhook checks', () => {
   });
 
   test('a webhook check: allow passes, block refuses, mask replaces the prompt', async () => {
-    const check = { type: 'webhook', stage: 'input', action: 'block', url: hook.url, timeout_ms: 300 };
+    const check = { type: 'webhook', stage: 'input', action: 'block', url: hook.url, timeout_ms: 5000 };
     const p = await guardedProject(env, [{ name: 'hooked', checks: [check] }]);
     for (const family of FAMILIES) {
       for (const stream of [false, true]) {
@@ -132,7 +132,7 @@ describe('guardrails on streams and webhook checks', () => {
   });
 
   test('an output webhook sees a stream once, at its end, and its block ends the stream', async () => {
-    const check = { type: 'webhook', stage: 'output', action: 'block', url: hook.url, timeout_ms: 300 };
+    const check = { type: 'webhook', stage: 'output', action: 'block', url: hook.url, timeout_ms: 5000 };
     const p = await guardedProject(env, [{ checks: [check] }]);
     const before = hook.received.length;
     const ok = await rawStream(env, p.key, 'beta', 'hello there', scripted(MODELS.beta, 'chunks-8'));

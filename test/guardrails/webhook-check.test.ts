@@ -31,7 +31,16 @@ describe('webhook check client', () => {
   const secrets = new WebhookSecrets();
   const client = new WebhookCheckClient({ denyPrivate: false, sign, secrets });
   const check = (extra: Partial<WebhookCheck> = {}): WebhookCheck => {
-    const c: WebhookCheck = { type: 'webhook', stage: 'input', action: 'block', url: hook.url, ...extra };
+    // The default 500 ms is a production bound; a busy test machine's first connection can take
+    // longer, so only the timeout test sets a short one.
+    const c: WebhookCheck = {
+      type: 'webhook',
+      stage: 'input',
+      action: 'block',
+      url: hook.url,
+      timeout_ms: 10_000,
+      ...extra,
+    };
     secrets.bind([c], secret);
     return c;
   };

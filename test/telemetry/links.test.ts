@@ -140,6 +140,53 @@ describe('OpenTelemetry: deferred work in its own traces, linked to the call tha
     assert.equal(attempt.attributes['switchyard.webhook.event_type'], 'response.completed');
   });
 
+  it("a background response's create call span is exported when its answer goes out, before the response completes", async () => {
+    const caller = callerTraceparent();
+    const openai = new OpenAI({ apiKey: gw.adminKey, baseURL: `${gw.url}/alpha/v1`, maxRetries: 0 });
+    // `hang`: the fake's response stays in progress until it is cancelled below.
+    const model = 'openai/gpt-4o-mini-hang';
+    const { data: queued, response } = await openai.responses
+      .create({ model, input: 'Think for ever', background: true }, { headers: { traceparent: caller.header } })
+      .withResponse();
+    const requestId = response.headers.get('x-svc-request-id');
+    const created = contextOf(response.headers.get('traceparent'));
+    const createSpan = (await receiver.waitFor((all) => all.some((s) => s.spanId === created.spanId))).find(
+      (s) => s.spanId === created.spanId,
+    ) as ReceivedSpan;
+    // Nothing has completed the response yet: it is still running upstream and unlogged.
+    assert.equal((await openai.responses.retrieve(queued.id)).status, 'in_progress');
+    assert.ok(!receiver.spans.some((s) => s.kind === INTERNAL && linkedTo(created)(s)), 'no completion span yet');
+    assert.equal(createSpan.kind, SERVER);
+    assert.equal(createSpan.traceId, caller.traceId);
+    assert.equal(createSpan.parentSpanId, caller.spanId);
+    assert.equal(createSpan.name, `response_create ${model}`);
+    assert.equal(createSpan.status, 0);
+    assert.equal(createSpan.attributes['http.response.status_code'], 200);
+    assert.equal(createSpan.attributes['gen_ai.request.model'], model);
+    assert.equal(createSpan.attributes['gen_ai.response.id'], queued.id);
+    assert.equal(createSpan.attributes['switchyard.request_id'], requestId);
+    assert.equal(createSpan.attributes['switchyard.org_id'], gw.app.svc.bootstrap.orgId);
+    assert.equal(createSpan.attributes['gen_ai.usage.output_tokens'], undefined, 'usage belongs to the completion');
+    assert.equal(createSpan.attributes['switchyard.cost_usd'], undefined);
+
+    assert.equal((await openai.responses.cancel(queued.id)).status, 'cancelled');
+    const done = (await receiver.waitFor((all) => all.some((s) => s.kind === INTERNAL && linkedTo(created)(s)))).find(
+      (s) => s.kind === INTERNAL && linkedTo(created)(s),
+    ) as ReceivedSpan;
+    assert.equal(done.attributes['switchyard.response.status'], 'cancelled');
+    assert.equal(done.status, 2, 'a cancelled response is a failed completion');
+    assert.ok(createSpan.endNs < done.endNs, 'the create call ended before its response did');
+    // The completion's webhook goes out after the held call ended: by then its span would have been sent again.
+    await deliveryOf(queued.id);
+    assert.equal(receiver.spans.filter((s) => s.spanId === created.spanId).length, 1, 'the create span is sent once');
+    // The log row, written at completion, still names the create call's trace.
+    const row = await waitFor('the create call log row', async () => {
+      const r = await manage(gw, 'GET', `/manage/v1/logs/${requestId}`);
+      return r.status === 200 ? (JSON.parse(r.text) as { otel_trace_id: string | null }) : undefined;
+    });
+    assert.equal(row.otel_trace_id, caller.traceId);
+  });
+
   it("a guardrail block's webhook delivery links to the refused call", async () => {
     const created = await manage(gw, 'POST', '/manage/v1/guardrails', {
       name: 'no zeus',
