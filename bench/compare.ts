@@ -25,7 +25,7 @@ import { applyGuardrails, applyLimits, startWebhookLoad } from './feature-load.t
 import { type Gateway, startGateway } from './gateway.ts';
 import { autocannonGenerator } from './load/autocannon.ts';
 import type { RequestSpec } from './load/types.ts';
-import { type Scenario, SCENARIOS } from './scenarios.ts';
+import { SCENARIOS, type Scenario } from './scenarios.ts';
 import { ROOT, startFake } from './stack.ts';
 import { measureTtfb } from './ttfb.ts';
 
@@ -153,7 +153,8 @@ console.log(
   `\n${rounds} alternated rounds of ${durationSec} s at c=32 per scenario (autocannon), before = ${baseRoot}\n`,
 );
 if (values.limits) console.log('after: an org budget and rpm/concurrency limits on the bench key');
-if (values.guardrails) console.log('after: an org guardrail policy (output pii mask, email/credit_card/secret; input email)');
+if (values.guardrails)
+  console.log('after: an org guardrail policy (output pii mask, email/credit_card/secret; input email)');
 for (const line of shapes) console.log(`stream: ${line}`);
 if (hooks) {
   console.log(
