@@ -3,6 +3,7 @@
 // gateway is set to refuse then) in the called family's error shape.
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { RateState, Refusal } from '../ports/counters.ts';
+import { memberOfKey } from './checks.ts';
 
 /** OpenAI's duration style: `250ms`, `6s`, `1.5s`, `6m0s`. */
 export function formatReset(ms: number): string {
@@ -84,4 +85,21 @@ export function refusalError(r: Refusal, budgets: BudgetNames): GatewayError {
     message = `Rate limit of ${r.limit} ${unit} per minute reached for ${who}; retry after ${wait} s`;
   }
   return new GatewayError('rate_limit_exceeded', { message, headers });
+}
+
+/** The refusal as the decision trace shows it (`limits.refused_by`); `budgetName` finds a budget's name. */
+export function describeRefusal(r: Refusal, budgetName: (budgetId: string) => string | null): Record<string, unknown> {
+  if (r.kind === 'budget') {
+    return {
+      kind: 'budget',
+      budget_id: r.budgetId,
+      name: budgetName(r.budgetId),
+      member: memberOfKey(r.key) || null,
+      limit_usd: r.limitUsd,
+      spent_usd: r.spentUsd,
+      reserved_usd: r.reservedUsd,
+    };
+  }
+  if (r.kind === 'unavailable') return { kind: r.kind, retry_after_ms: r.retryAfterMs };
+  return { kind: r.kind, scope: r.scope, limit: r.limit, retry_after_ms: r.retryAfterMs };
 }

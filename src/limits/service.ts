@@ -8,7 +8,7 @@ import type { BudgetMirror } from '../live/budgets.ts';
 import type { Principal } from '../live/principals.ts';
 import type { ProjectMirror } from '../live/projects.ts';
 import type { PipelineFeature } from '../pipeline/hooks.ts';
-import { atCallEnd } from '../pipeline/lifecycle.ts';
+import { addReplyHeaders, atCallEnd } from '../pipeline/lifecycle.ts';
 import type { CallRecord } from '../pipeline/record.ts';
 import { endUserOf, tagsOf } from '../pipeline/record.ts';
 import type { ProxyCall } from '../pipeline/types.ts';
@@ -27,7 +27,7 @@ import { type BudgetRecord, type BudgetStore, isPerMemberScope } from '../store/
 import type { SpendQuery } from '../store/request-logs.ts';
 import { isEmptyObject, isRecord } from '../util/json.ts';
 import { keyMetadataOfTags } from '../util/key-metadata.ts';
-import { rateHeaders, refusalError } from './answers.ts';
+import { describeRefusal, rateHeaders, refusalError } from './answers.ts';
 import { announce, crossesMark } from './budget-alerts.ts';
 import {
   budgetChecks,
@@ -179,12 +179,13 @@ export class Limits implements BudgetStatusSource {
 
   #admitted(call: ProxyCall, req: AdmitRequest, res: AdmitResult): void {
     if (!res.ok) {
-      call.hookTrace = { limits: { refused_by: this.#describe(res.refusal) } };
+      call.hookTrace = {
+        limits: { refused_by: describeRefusal(res.refusal, (id) => this.#d.budgets.get(id)?.name ?? null) },
+      };
       throw this.#refused(res.refusal, call.principal);
     }
     // Added to what earlier features put there (tracing's traceparent), never in its place.
-    const rate = rateHeaders(res);
-    if (rate !== undefined) call.replyHeaders = call.replyHeaders ? Object.assign(call.replyHeaders, rate) : rate;
+    addReplyHeaders(call, rateHeaders(res));
     atCallEnd(call, (record) => this.#settle(req, record));
   }
 
@@ -235,23 +236,6 @@ export class Limits implements BudgetStatusSource {
         return b?.name ?? budgetId;
       },
     });
-  }
-
-  #describe(r: Refusal): Record<string, unknown> {
-    if (r.kind === 'budget') {
-      const b = this.#d.budgets.get(r.budgetId);
-      return {
-        kind: 'budget',
-        budget_id: r.budgetId,
-        name: b?.name ?? null,
-        member: memberOfKey(r.key) || null,
-        limit_usd: r.limitUsd,
-        spent_usd: r.spentUsd,
-        reserved_usd: r.reservedUsd,
-      };
-    }
-    if (r.kind === 'unavailable') return { kind: r.kind, retry_after_ms: r.retryAfterMs };
-    return { kind: r.kind, scope: r.scope, limit: r.limit, retry_after_ms: r.retryAfterMs };
   }
 
   #settle(admitted: AdmitRequest, record: CallRecord | undefined): void {

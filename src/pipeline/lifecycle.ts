@@ -137,6 +137,13 @@ export function addReplyHeader(call: ProxyCall, name: string, value: string): vo
   else call.replyHeaders[name] = value;
 }
 
+/** Several headers at once (undefined for none), added like addReplyHeader's. */
+export function addReplyHeaders(call: ProxyCall, headers: Record<string, string> | undefined): void {
+  if (headers === undefined) return;
+  if (call.replyHeaders === undefined) call.replyHeaders = headers;
+  else Object.assign(call.replyHeaders, headers);
+}
+
 /** A refused or failed call, in the called family's error shape. */
 export function errorReply(
   call: ProxyCall,

@@ -70,10 +70,10 @@ export function fitTemperature(
 /** Images in tool results, said once per call, for wires that carry only text there. */
 export function toolResultImageWarnings(messages: readonly Message[], caps: WireCapabilities): EncodeWarning[] {
   if (caps.toolResultImages) return [];
-  const any = messages.some((m) =>
+  const carriesImage = messages.some((m) =>
     m.content.some((b) => b.type === 'tool_result' && b.content.some((c) => c.type === 'image')),
   );
-  return any ? [dropped('tool_result_image')] : [];
+  return carriesImage ? [dropped('tool_result_image')] : [];
 }
 
 /** Each code once, first occurrence kept (an encoder may meet the same loss in many blocks). */
