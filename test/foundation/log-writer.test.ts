@@ -3,43 +3,11 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import type { RequestLogRow } from '../../src/store/request-logs.ts';
-import { newId } from '../../src/util/ids.ts';
 import { startGateway } from '../helpers/gateway.ts';
+import { logRow } from '../helpers/log-row.ts';
 
 function row(orgId: string): RequestLogRow {
-  return {
-    id: newId('req'),
-    requestType: 'chat',
-    orgId,
-    projectId: null,
-    apiKeyId: null,
-    endUser: null,
-    tags: null,
-    traceId: null,
-    conversationId: null,
-    modelRequested: 'm',
-    modelUsed: 'm',
-    provider: 'openai',
-    credentialId: 'prov_x',
-    statusCode: 200,
-    latencyMs: 12,
-    ttfbMs: null,
-    inputTokens: 1,
-    outputTokens: 1,
-    cacheReadTokens: 0,
-    cacheCreationTokens: 0,
-    costUsd: null,
-    error: null,
-    decisionTrace: null,
-    requestBody: null,
-    responseBody: null,
-    createdAt: new Date().toISOString(),
-    cache: null,
-    replayOf: null,
-    savedCostUsd: 0,
-    cacheSimilarity: null,
-    cacheShadowMatch: null,
-  };
+  return logRow({ orgId, credentialId: 'prov_x' });
 }
 
 describe('log writer', () => {

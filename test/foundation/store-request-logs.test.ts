@@ -3,44 +3,25 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ulid } from 'ulid';
 import type { LogFilters, RequestLogRow } from '../../src/store/request-logs.ts';
-import { newId } from '../../src/util/ids.ts';
 import { dialects, type TestDb } from '../helpers/dialects.ts';
+import { logRow } from '../helpers/log-row.ts';
 
 function row(over: Partial<RequestLogRow>): RequestLogRow {
-  return {
-    id: newId('req'),
-    requestType: 'chat',
-    orgId: 'org_a',
+  return logRow({
     projectId: 'proj_a',
     apiKeyId: 'key_a',
-    endUser: null,
-    tags: null,
-    traceId: null,
-    conversationId: null,
     modelRequested: 'gpt-4o-mini',
     modelUsed: 'gpt-4o-mini',
-    provider: 'openai',
     credentialId: 'prov_a',
-    statusCode: 200,
     latencyMs: 100,
     ttfbMs: 40,
     inputTokens: 10,
     outputTokens: 5,
-    cacheReadTokens: 0,
-    cacheCreationTokens: 0,
     costUsd: 0.000123,
-    error: null,
     decisionTrace: { attempts: [{ model: 'gpt-4o-mini' }] },
     requestBody: '{"x":1}',
-    responseBody: null,
-    createdAt: new Date().toISOString(),
-    cache: null,
-    replayOf: null,
-    savedCostUsd: 0,
-    cacheSimilarity: null,
-    cacheShadowMatch: null,
     ...over,
-  };
+  });
 }
 
 for (const d of await dialects()) {

@@ -5,42 +5,16 @@ import { after, before, describe, test } from 'node:test';
 import type { RequestLogRow } from '../../src/store/request-logs.ts';
 import { newId } from '../../src/util/ids.ts';
 import { dialects, type TestDb } from '../helpers/dialects.ts';
+import { logRow } from '../helpers/log-row.ts';
 
 function row(orgId: string, guardrailAction: string | null): RequestLogRow {
-  return {
-    id: newId('req'),
+  return logRow({
     requestType: 'chat_completion',
     orgId,
-    projectId: null,
-    apiKeyId: null,
-    endUser: null,
-    tags: null,
-    traceId: null,
-    conversationId: null,
-    modelRequested: 'm',
-    modelUsed: 'm',
-    provider: 'openai',
-    credentialId: null,
     statusCode: guardrailAction === 'block' ? 400 : 200,
     latencyMs: 3,
-    ttfbMs: null,
-    inputTokens: 1,
-    outputTokens: 1,
-    cacheReadTokens: 0,
-    cacheCreationTokens: 0,
-    costUsd: null,
-    error: null,
-    decisionTrace: null,
-    requestBody: null,
-    responseBody: null,
-    createdAt: new Date().toISOString(),
-    cache: null,
-    replayOf: null,
-    savedCostUsd: 0,
-    cacheSimilarity: null,
-    cacheShadowMatch: null,
     guardrailAction,
-  };
+  });
 }
 
 for (const d of await dialects()) {
