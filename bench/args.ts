@@ -15,16 +15,19 @@ export interface BenchOptions {
   profile: boolean;
   /** With --profile: an org budget and rate limits on the bench key (bench/feature-load.ts). */
   limits: boolean;
+  /** With --profile: an org guardrail policy that scans every streamed delta (bench/feature-load.ts). */
+  guardrails: boolean;
   help: boolean;
 }
 
 export const USAGE = `usage: npm run bench -- [--quick] [--peer portkey] [--no-floor] [--duration <s>] [--warmup <s>] [--soak <s>]
-                        [--loadgen auto|wrk|autocannon] [--only <id,id>] [--profile [--limits]]
+                        [--loadgen auto|wrk|autocannon] [--only <id,id>] [--profile [--limits] [--guardrails]]
   --quick     2 s runs, 1 s warm-ups, 10 s soak (about two minutes in all)
   --peer      also run scenarios 1-2 through a peer gateway (portkey: installed into bench/peers/portkey)
   --no-floor  leave out the bare node:http + undici proxy (bench/floor-proxy.ts) the gateway is compared with
   --profile   run pass-through load against a gateway started with node --cpu-prof and print its hottest functions
-  --limits    with --profile: an org budget and rate limits on the bench key, none of which refuses`;
+  --limits    with --profile: an org budget and rate limits on the bench key, none of which refuses
+  --guardrails with --profile: an org guardrail policy (output pii mask, one input check) that never matches`;
 
 export function parseArgs(argv: string[]): BenchOptions {
   const o: BenchOptions = {
@@ -37,6 +40,7 @@ export function parseArgs(argv: string[]): BenchOptions {
     only: [],
     profile: false,
     limits: false,
+    guardrails: false,
     help: false,
   };
   const value = (i: number, flag: string): string => {
@@ -92,6 +96,9 @@ export function parseArgs(argv: string[]): BenchOptions {
         break;
       case '--limits':
         o.limits = true;
+        break;
+      case '--guardrails':
+        o.guardrails = true;
         break;
       case '--help':
       case '-h':

@@ -15,6 +15,8 @@
 //                      the cost of scanning every call and every streamed delta
 //     [--chunks 73]    streams cut into this many deltas instead of 20 (the fake caps it at the answer's
 //                      73 characters), for the marginal cost of a delta
+//     [--pace 1]       the fake waits this many ms between stream records, so each delta arrives in its
+//                      own read as from a real model (the default sends a stream's records at once)
 //     [--ttfb]         also time the first body byte at c=1 (streaming scenarios), alternated the same way
 //     [--no-build]     this checkout's dist/ is used as it is (comparing two prepared copies)
 import { execFileSync } from 'node:child_process';
@@ -47,6 +49,7 @@ const { values } = parseArgs({
     limits: { type: 'boolean', default: false },
     guardrails: { type: 'boolean', default: false },
     chunks: { type: 'string' },
+    pace: { type: 'string' },
     ttfb: { type: 'boolean', default: false },
     'no-build': { type: 'boolean', default: false },
   },
@@ -70,11 +73,12 @@ const hooks = await startWebhookLoad(Number(values.webhooks), gateways);
 if (values.limits) await applyLimits(gateways.after);
 if (values.guardrails) await applyGuardrails(gateways.after);
 
-/** The scenario's gateway request, its streams cut into `--chunks` deltas when given. */
+/** The scenario's gateway request, its streams cut into `--chunks` deltas and paced by `--pace` when given. */
 function specOf(scenario: Scenario, url: string): RequestSpec {
   const spec = scenario.gateway(url);
-  if (!values.chunks) return spec;
-  return { ...spec, body: spec.body.replaceAll('chunks-20', `chunks-${Number(values.chunks)}`) };
+  if (!values.chunks && !values.pace) return spec;
+  const chunks = `chunks-${Number(values.chunks ?? 20)}${values.pace ? `-pace-${Number(values.pace)}` : ''}`;
+  return { ...spec, body: spec.body.replaceAll('chunks-20', chunks) };
 }
 
 /**

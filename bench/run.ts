@@ -5,7 +5,7 @@ import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { type BenchOptions, parseArgs, USAGE } from './args.ts';
-import { applyLimits } from './feature-load.ts';
+import { applyGuardrails, applyLimits } from './feature-load.ts';
 import { pickGenerator } from './load/index.ts';
 import { summarizeFile } from './profile-summary.ts';
 import { buildRows, renderTable } from './report.ts';
@@ -109,6 +109,7 @@ async function profile(o: BenchOptions): Promise<void> {
     const fake = await procs.startFake();
     const gateway = await procs.startGateway({ fakeUrl: fake.url, cpuProfDir: dir });
     if (o.limits) await applyLimits(gateway);
+    if (o.guardrails) await applyGuardrails(gateway);
     for (const id of o.only.length > 0 ? o.only : ['passthrough', 'passthrough-stream']) {
       const s = SCENARIOS.find((x) => x.id === id);
       if (!s) continue;

@@ -1,5 +1,7 @@
 // The output checks of one streamed answer, as the pipeline's StreamGuard: text deltas go through
-// the stream scanner (held back only as far as a match needs), tool-call arguments get their
+// the stream scanner (held back only as far as a match needs), one scan per upstream read rather
+// than per delta (a read often brings several, and each scan costs about as much whatever its
+// length), tool-call arguments get their
 // placeholders restored, and a refusal ends the stream after the text before the match. Webhook
 // checks see the whole answer once, at the end; the stop is held back until they answered, so a
 // refusal still ends the stream with the error record instead of a normal stop.
@@ -39,6 +41,8 @@ export class GuardrailStream implements StreamGuard {
   /** The stop and what follows it, held while the end-of-answer hooks have yet to answer. */
   readonly #tail: StreamEvent[] = [];
   #lastText = -1;
+  /** Text deltas of the current upstream read (block `#lastText`), scanned together. */
+  #unread = '';
   /** What the caller was sent, for the hooks. */
   #sent = '';
   #done = false;
@@ -51,6 +55,30 @@ export class GuardrailStream implements StreamGuard {
 
   push(ev: StreamEvent): StreamGuardStep {
     if (this.#done) return { events: [] };
+    if (ev.type === 'text_delta' && this.#tail.length === 0) {
+      const head = ev.index === this.#lastText ? { events: [] } : this.endRead();
+      if (!this.#done) {
+        this.#lastText = ev.index;
+        this.#unread += ev.text;
+      }
+      return head;
+    }
+    const head = this.endRead();
+    if (this.#done) return head;
+    const step = this.#pushOne(ev);
+    if (head.events.length === 0) return step;
+    step.events.unshift(...head.events);
+    return step;
+  }
+
+  endRead(): StreamGuardStep {
+    if (this.#unread === '' || this.#done) return { events: [] };
+    const text = this.#unread;
+    this.#unread = '';
+    return this.#text(this.#lastText, scanOutputDelta(this.#scan, text), []);
+  }
+
+  #pushOne(ev: StreamEvent): StreamGuardStep {
     if (this.#tail.length > 0 || (ev.type === 'stop' && this.#hooks.length > 0)) {
       this.#tail.push(ev);
       return { events: [] };
@@ -60,8 +88,8 @@ export class GuardrailStream implements StreamGuard {
         this.#kinds.set(ev.index, ev.block.type);
         return { events: [ev] };
       case 'text_delta':
-        this.#lastText = ev.index;
-        return this.#text(ev.index, scanOutputDelta(this.#scan, ev.text), []);
+        // Only after a stop held for the hooks: the tail branch above took it.
+        return { events: [ev] };
       case 'tool_args_delta': {
         let st = this.#args.get(ev.index);
         if (!st) {
@@ -123,7 +151,14 @@ export class GuardrailStream implements StreamGuard {
   }
 
   async finish(): Promise<StreamGuardStep> {
-    if (this.#tail.length === 0) return this.#done ? { events: [] } : this.#end([]);
+    // With a held stop nothing is unread: pushing the stop scanned what came before it.
+    const head = this.endRead();
+    if (this.#done) return head;
+    if (this.#tail.length === 0) {
+      const end = this.#end([]);
+      end.events.unshift(...head.events);
+      return end;
+    }
     const step = this.#end([]);
     if (step.blocked) return step;
     const d = this.#d;
@@ -142,10 +177,11 @@ export class GuardrailStream implements StreamGuard {
    * webhook checks are not asked, having no whole answer to judge.
    */
   broken(): StreamGuardStep {
-    if (this.#done) return { events: [] };
+    const head = this.endRead();
+    if (this.#done) return { events: head.events };
     this.#tail.length = 0;
     const step = this.#end([]);
-    return { events: step.events };
+    return { events: [...head.events, ...step.events] };
   }
 
   atRest(res: ChatResponse): ChatResponse {

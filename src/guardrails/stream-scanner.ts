@@ -71,16 +71,26 @@ function release(s: OutputScanState, final: boolean): ScanStep {
   if (held === '') return { text: '', blocked: null };
   const scan = s.context + held;
   const off = s.context.length;
-  const found: Owned[] = [];
   let keep = 0;
+  if (!final)
+    for (const a of s.acting)
+      for (const m of a.matchers) if (keep < held.length) keep = Math.max(keep, holdOf(m, scan));
+  // All of it may still be the start of a match: nothing can be judged yet, so nothing is scanned.
+  if (keep >= held.length) return { text: '', blocked: null };
+  const found: Owned[] = [];
   for (const a of s.acting) {
     for (const f of findAll(a, scan)) {
       if (f.start < off || s.book.restoredValues.has(scan.slice(f.start, f.end))) continue;
       found.push({ ...f, start: f.start - off, end: f.end - off, owner: a });
     }
-    if (!final) for (const m of a.matchers) keep = Math.max(keep, holdOf(m, scan));
   }
-  let cut = Math.max(0, held.length - Math.min(keep, held.length));
+  let cut = held.length - keep;
+  if (found.length === 0) {
+    const out = held.slice(0, cut);
+    s.context = (s.context + out).slice(-CONTEXT_CHARS);
+    s.held = held.slice(cut);
+    return { text: out, blocked: null };
+  }
   // A match reaching into the held tail might still grow: hold it whole.
   for (const f of found) if (f.end > cut) cut = Math.min(cut, f.start);
   const done = found.filter((f) => f.end <= cut).sort((a, b) => a.start - b.start);

@@ -32,7 +32,10 @@ export interface StreamGuardStep {
 }
 
 export interface StreamGuard {
+  /** May hold text deltas back until `endRead`, so one upstream read is checked once. */
   push(ev: StreamEvent): StreamGuardStep;
+  /** The events of one upstream read are all pushed: what is safe of the text so far goes out. */
+  endRead(): StreamGuardStep;
   /** After the upstream's last event: what was held back (the stop) and the end-of-answer checks. */
   finish(): Promise<StreamGuardStep>;
   /**

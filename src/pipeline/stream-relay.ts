@@ -20,6 +20,8 @@ interface Processor {
   push(ev: UpstreamEvent): string;
   end(): string | Promise<string>;
   fail(error: UpstreamErrorInfo): string;
+  /** After the records of one upstream read: what a guard held for the read's end. */
+  endRead?(): string;
   /** Set once the processor ended the caller's stream itself (a guardrail refused the answer). */
   readonly closed?: boolean;
 }
@@ -89,6 +91,7 @@ class Relay implements StreamRelay {
       for await (const chunk of input.body) {
         if (signal.aborted || processor.closed) break;
         for (const ev of splitter.push(chunk)) this.#pending += processor.push(ev);
+        if (processor.endRead) this.#pending += processor.endRead();
         await this.#send(sink);
       }
       if (processor.closed) input.body.dump().catch(() => {});
@@ -272,6 +275,10 @@ class TranslatingProcessor implements Processor {
     if (this.#guard) for (const e of this.#guard.broken().events) for (const x of this.#encoder.push(e)) out += x;
     this.#keepAtRest();
     return out + this.#call.codec.errorRecord(fromUpstream(error));
+  }
+
+  endRead(): string {
+    return this.#guard && !this.closed ? this.#encode(this.#guard.endRead()) : '';
   }
 
   async #finishGuarded(guard: StreamGuard, head: string): Promise<string> {

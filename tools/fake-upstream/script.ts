@@ -22,6 +22,8 @@ export interface Script {
   dims?: number;
   /** Number of content deltas a stream is cut into (`chunks-<n>`, used by bench/). */
   chunks?: number;
+  /** Milliseconds between stream records (`pace-<n>`), so each arrives in its own read (bench/). */
+  paceMs?: number;
 }
 
 const cache = new Map<string, Script>();
@@ -34,6 +36,7 @@ export function parseScript(model: string | undefined | null): Script {
   const slow = /slow-(\d+)/.exec(m);
   const dims = /dims-(\d+)/.exec(m);
   const chunks = /chunks-(\d+)/.exec(m);
+  const pace = /(?:^|[^a-z])pace-(\d+)/.exec(m);
   const tools = /tools(?:-(\d+))?/.exec(m);
   const s: Script = {
     fail429: m.includes('fail-429'),
@@ -51,6 +54,7 @@ export function parseScript(model: string | undefined | null): Script {
     midstreamStall: m.includes('midstream-stall'),
     dims: dims ? Number(dims[1]) : undefined,
     chunks: chunks ? Number(chunks[1]) : undefined,
+    paceMs: pace ? Number(pace[1]) : undefined,
   };
   if (cache.size < 10_000) cache.set(key, s);
   return s;

@@ -1,6 +1,6 @@
 // POST /v1/messages and /v1/messages/count_tokens.
 import type { FakeContext, FakeState } from '../context.ts';
-import { parseScript, type Script } from '../script.ts';
+import { parseScript, type Script, sleep } from '../script.ts';
 import { errorBody, newRequestId, sendError, sendScriptedFailure } from './errors.ts';
 import { buildMessage } from './reply.ts';
 import { runScript } from './scripted.ts';
@@ -40,9 +40,13 @@ export async function handleMessages(ctx: FakeContext): Promise<void> {
   const events = messageEvents(msg, streamPieces(script));
   const cut = script.midstreamError || script.midstreamCut ? breakPoint(events) : events.length;
   const sse = ctx.sse({ 'request-id': requestId });
-  for (let i = 0; i < cut; i++) sse.event(events[i], events[i].type);
+  for (let i = 0; i < cut; i++) {
+    if (sse.closed) return;
+    sse.event(events[i], events[i].type);
+    if (script.paceMs) await sleep(script.paceMs);
+  }
   if (script.midstreamCut) {
-    await new Promise((r) => setTimeout(r, 20));
+    await sleep(20);
     sse.destroy();
     return;
   }

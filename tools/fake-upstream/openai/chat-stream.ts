@@ -103,7 +103,7 @@ function noFilter(): Json {
   return { hate: safe, self_harm: safe, sexual: safe, violence: safe };
 }
 
-/** Writes the payloads; `long` streams pause a little between chunks so clients see them arrive apart. */
+/** Writes the payloads; `long` and `pace-<n>` streams pause between chunks so clients see them arrive apart. */
 export async function writeChatStream(
   ctx: FakeContext,
   a: ChatAnswer,
@@ -112,7 +112,7 @@ export async function writeChatStream(
 ) {
   const sse = ctx.sse(headers);
   const payloads = chatStreamPayloads(a, opts);
-  const gapMs = a.script.long ? 2 : 0;
+  const gapMs = a.script.paceMs ?? (a.script.long ? 2 : 0);
   // The role chunk and the first content delta, then the connection drops.
   const cut = a.script.midstreamCut || a.script.midstreamStall ? Math.min(2, payloads.length) : payloads.length;
   for (const p of payloads.slice(0, cut)) {

@@ -57,6 +57,19 @@ describe('anthropic messages via the official SDK', () => {
     assert.equal(msg.usage.output_tokens, countTokens(texts.join('')));
   });
 
+  test('pace-<ms> spaces the records: the deltas arrive apart', async () => {
+    const stream = client.messages.stream({
+      model: 'claude-chunks-4-pace-30',
+      max_tokens: 100,
+      messages: [{ role: 'user', content: 'pace me' }],
+    });
+    const at: number[] = [];
+    stream.on('text', () => at.push(performance.now()));
+    await stream.finalMessage();
+    assert.equal(at.length, 4);
+    for (let i = 1; i < at.length; i++) assert.ok(at[i] - at[i - 1] >= 20, `gap ${i}: ${at[i] - at[i - 1]} ms`);
+  });
+
   test('raw SSE has the exact event order with ping', async () => {
     const res = await fetch(`${fake.url}/anthropic/v1/messages`, {
       method: 'POST',

@@ -135,6 +135,18 @@ describe('chat completions (JSON)', () => {
 });
 
 describe('chat completions (SSE)', () => {
+  test('pace-<ms> spaces the chunks: the deltas arrive apart', async () => {
+    const stream = await client.chat.completions.create({
+      model: 'gpt-4o-mini-chunks-4-pace-30',
+      messages: [{ role: 'user', content: 'pace me' }],
+      stream: true,
+    });
+    const at: number[] = [];
+    for await (const c of stream) if (c.choices[0]?.delta.content) at.push(performance.now());
+    assert.equal(at.length, 4);
+    for (let i = 1; i < at.length; i++) assert.ok(at[i] - at[i - 1] >= 20, `gap ${i}: ${at[i] - at[i - 1]} ms`);
+  });
+
   test('stream with include_usage: role chunk, deltas, finish, usage chunk with choices [] and [DONE]', async () => {
     const res = await raw(fake, 'POST', '/openai/v1/chat/completions', {
       model: 'gpt-4o',
