@@ -6,6 +6,7 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import { alphaCodec } from '../families/alpha/codec.ts';
 import type { PipelineDeps } from '../pipeline/deps.ts';
 import { type EndpointCall, type EndpointOutcome, recordEndpointCall } from '../pipeline/endpoint-record.ts';
+import type { LinkedSpan } from '../ports/trace-links.ts';
 import type { FilesAnswer } from '../providers/capabilities.ts';
 import { parseBoundedJson } from '../util/json.ts';
 
@@ -103,4 +104,29 @@ export async function passOn(
 export function asGatewayError(err: unknown, signal: AbortSignal): GatewayError | undefined {
   if (signal.aborted) return new GatewayError('client_closed');
   return err instanceof GatewayError ? err : undefined;
+}
+
+const METHODS: Record<string, string> = { file_upload: 'POST', file_delete: 'DELETE' };
+
+/** The HTTP method of a files endpoint call, for its span. */
+export const methodOf = (requestType: string): string => METHODS[requestType] ?? 'GET';
+
+/** The reply answers with the span's context and ends the span when its row is written. */
+export function tracedReply(reply: FilesReply, span: LinkedSpan, requestType: string, requestId: string): FilesReply {
+  const done = reply.done;
+  let ended = false;
+  reply.headers.traceparent = span.traceparent;
+  reply.done = (completed) => {
+    done(completed);
+    if (ended) return;
+    ended = true;
+    const status = completed ? reply.status : 499;
+    const attrs = {
+      'http.request.method': methodOf(requestType),
+      'http.response.status_code': status,
+      'switchyard.request_id': requestId,
+    };
+    span.end(attrs, status >= 400 ? String(status) : undefined);
+  };
+  return reply;
 }

@@ -16,7 +16,17 @@ import type { FileRecord, FileStore } from '../store/files.ts';
 import { isRecord, parseBoundedJson } from '../util/json.ts';
 import { fileObject, listPage, parseListQuery } from './objects.ts';
 import { GATEWAY_PROVIDER as GATEWAY, placeUpload, reachFile, type UpstreamPlace } from './placement.ts';
-import { asGatewayError, errorReply, type FilesReply, jsonReply, makeReply, type Note, passOn } from './replies.ts';
+import {
+  asGatewayError,
+  errorReply,
+  type FilesReply,
+  jsonReply,
+  makeReply,
+  methodOf,
+  type Note,
+  passOn,
+  tracedReply,
+} from './replies.ts';
 import { type FormPart, type ReceivedUpload, receiveUpload } from './upload.ts';
 
 export type { FilesReply, ReplyBody } from './replies.ts';
@@ -38,6 +48,8 @@ export interface FilesCaller {
   /** Aborted when the caller goes away. */
   signal: AbortSignal;
 }
+
+const firstHeader = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
 
 function notFound(id: string): GatewayError {
   // OpenAI's wording and type for an unknown file, with our registry code.
@@ -86,15 +98,27 @@ export class FilesService {
     body: (call: EndpointCall) => Promise<FilesReply>,
   ): Promise<FilesReply> {
     const call = endpointCall(requestType, c.principal, c.requestId, c.headers);
+    // With tracing on, the call's server span (the pipeline's hooks do not see these calls).
+    const span = this.#pipeline.hooks.traceLinks?.openCall(
+      requestType,
+      firstHeader(c.headers.traceparent),
+      firstHeader(c.headers.tracestate),
+    );
     try {
-      return await body(call);
+      const reply = await body(call);
+      return span === undefined ? reply : tracedReply(reply, span, requestType, c.requestId);
     } catch (err) {
       const known =
         err instanceof UpstreamTransportError && !c.signal.aborted
           ? fromUpstream(err.info)
           : asGatewayError(err, c.signal);
-      if (known !== undefined) return errorReply(this.#pipeline, call, known, note);
+      if (known !== undefined) {
+        const reply = errorReply(this.#pipeline, call, known, note);
+        return span === undefined ? reply : tracedReply(reply, span, requestType, c.requestId);
+      }
       recordEndpointCall(this.#pipeline, call, { ...note, status: 500, error: { message: 'internal error' } });
+      const attrs = { 'http.request.method': methodOf(requestType), 'http.response.status_code': 500 };
+      span?.end({ ...attrs, 'switchyard.request_id': c.requestId }, '500');
       throw err;
     }
   }
