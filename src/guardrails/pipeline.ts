@@ -1,13 +1,16 @@
 // Guardrails as a pipeline feature: the guard stage of chat calls (pipeline/guard.ts). Before
 // routing, the input checks run over the decoded request; what they masked replaces the request the
 // rest of the pipeline sees (routing facts, the semantic cache's key, the upstream, the log), and
-// the call keeps its placeholder book so that the answer can be checked and restored. An org with
-// no policy for the call costs one lookup that returns the shared empty array.
+// the call keeps its placeholder book so that the answer can be checked and restored. Bare texts
+// (`checkTexts`: embeddings, and the prompt of a pass-through call, whose body is then masked value by
+// value through BODY_MASK) are checked the same way. An org with no policy for the call costs one
+// lookup that returns the shared empty array.
 import type { GatewayError } from '../errors/gateway-error.ts';
 import type { ChatRequest, ChatResponse } from '../ir/types.ts';
-import type { AnswerGuard, GuardedAnswer, StreamGuard } from '../pipeline/guard.ts';
+import type { AnswerGuard, BodyMask, GuardedAnswer, StreamGuard } from '../pipeline/guard.ts';
 import type { GuardStage, GuardSubject, PipelineFeature } from '../pipeline/hooks.ts';
-import { addReplyHeader } from '../pipeline/lifecycle.ts';
+import { addReplyHeader, setSlot } from '../pipeline/lifecycle.ts';
+import { BODY_MASK } from '../pipeline/raw-call.ts';
 import type { ProxyCall } from '../pipeline/types.ts';
 import { activeChecks, type GuardrailVerdict } from './engine.ts';
 import type { HookContext } from './hooks.ts';
@@ -16,7 +19,7 @@ import { evaluateInputChecks, evaluateInputTexts, type GuardrailEvaluation, guar
 import { evaluateOutputChecks, guardOutput } from './output.ts';
 import { GuardrailStream } from './pipeline-stream.ts';
 import { CallVerdicts } from './pipeline-verdicts.ts';
-import { maskKnownValues, type PlaceholderBook } from './placeholders.ts';
+import { maskKnownValues, type PlaceholderBook, placeholderHold, restoreText } from './placeholders.ts';
 import { checkRunsAt, type GuardrailPolicy } from './policy.ts';
 import type { GuardrailRuntime } from './runtime.ts';
 
@@ -54,6 +57,15 @@ export function maskedBodyText(raw: string, book: PlaceholderBook): string {
     if (escaped !== value && out.includes(escaped)) out = out.split(escaped).join(ph);
   }
   return out;
+}
+
+/** A pass-through call's masks, applied to its body value by value and undone in its answer. */
+function bodyMask(book: PlaceholderBook): BodyMask {
+  const restore =
+    book.restore.size === 0
+      ? undefined
+      : { text: (text: string, inJson: boolean) => restoreText(text, book, inJson), hold: placeholderHold };
+  return { body: (json) => maskedBodyText(json, book), restore };
 }
 
 /** A hook's mask that could not be applied (several texts): the hook's verdict, refusing. */
@@ -189,22 +201,28 @@ class GuardrailStage implements GuardStage {
     canMask: boolean,
   ): string[] {
     const changed = r.value.some((t, i) => t !== original[i]);
-    // A body the gateway cannot rewrite would carry what a policy masks: refuse it instead.
+    // A pass-through body is not rebuilt from the texts: each masked value is replaced in it, which a
+    // webhook's replacement of a whole text is not. A body that cannot be rewritten at all would carry
+    // what a policy masks. Either is refused rather than sent.
+    const byValue = call.kind === 'raw';
     const unmaskable =
-      !canMask && changed && !r.blocked
-        ? [...r.verdicts, ...hookVerdicts].find((v) => v.applied && v.action === 'mask')
+      changed && !r.blocked && (!canMask || byValue)
+        ? (canMask ? hookVerdicts : [...r.verdicts, ...hookVerdicts]).find((v) => v.applied && v.action === 'mask')
         : undefined;
-    const blocked =
-      r.blocked ??
-      (unmaskable
-        ? { ...unmaskable, reason: 'this endpoint is passed through as written and cannot be masked' }
-        : null);
+    const reason = canMask
+      ? "a webhook mask replaces the whole text, and this endpoint's body can only have values replaced"
+      : 'this endpoint is passed through as written and cannot be masked';
+    const blocked = r.blocked ?? (unmaskable ? { ...unmaskable, reason } : null);
     const verdicts = new CallVerdicts(this.rt, call);
     const error = verdicts.add([...r.verdicts, ...hookVerdicts], blocked, ctx.model);
     const header = verdicts.header();
     if (header !== undefined) addReplyHeader(call, 'x-svc-guardrails', header);
     if (error) throw error;
-    if (changed && call.rawBody !== undefined) call.rawBody = maskedBodyText(call.rawBody, r.book);
+    if (!changed) return r.value;
+    if (byValue) {
+      call.rawBody = maskedBodyText(call.rawBody ?? JSON.stringify(call.body), r.book);
+      setSlot(call, BODY_MASK, bodyMask(r.book));
+    } else if (call.rawBody !== undefined) call.rawBody = maskedBodyText(call.rawBody, r.book);
     return r.value;
   }
 

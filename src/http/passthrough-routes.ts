@@ -23,8 +23,8 @@ function write(reply: FastifyReply, out: RawReply): FastifyReply {
     reply.raw.once('close', () => out.done(reply.raw.writableFinished));
     return reply.send(Readable.from(out.body, { objectMode: false }));
   }
-  if (typeof out.body === 'string' && out.headers['content-type'] === undefined)
-    reply.type('application/json; charset=utf-8');
+  // A body without its own type is JSON: a passed-on text or an error object alike.
+  if (out.headers['content-type'] === undefined) reply.type('application/json; charset=utf-8');
   // As on the proxy routes: the row is journaled before the caller can see the answer.
   out.done();
   return reply.send(typeof out.body === 'string' ? out.body : JSON.stringify(out.body));

@@ -118,14 +118,16 @@ export class Media {
     c: MediaCaller,
     body: unknown,
     path: MediaOperation,
-    spec: Omit<RawCallSpec, 'send'>,
+    spec: Omit<RawCallSpec, 'send' | 'maskable'>,
   ): Promise<RawCallResult> {
     const b = isRecord(body) ? body : {};
     return runRawCall(
       rawInput(c, body),
       {
         ...spec,
-        send: (t, signal) => this.#send(t, path, JSON.stringify({ ...b, model: t.model }), 'application/json', signal),
+        maskable: true,
+        send: (t, signal, mask) =>
+          this.#send(t, path, mask(JSON.stringify({ ...b, model: t.model })), 'application/json', signal),
       },
       this.#pipeline,
     );
@@ -163,7 +165,8 @@ export class Media {
     if (usage) parts.usage = usage;
     // Base64 images are large and say nothing the request does not: the row keeps their count.
     parts.responseBody = { images: data.length };
-    return this.#answered(result, costUsd, text);
+    // A `revised_prompt` may repeat what was masked in the prompt.
+    return this.#answered(result, costUsd, result.restore ? result.restore.text(text, true) : text);
   }
 
   async speech(c: MediaCaller, body: unknown): Promise<RawReply> {
@@ -227,6 +230,7 @@ export class Media {
         vendors: AUDIO_VENDORS,
         what: 'audio API',
         promptText: '',
+        maskable: false,
         send: (t, signal) => {
           const { body, type } = encodeForm(form, t.model);
           return this.#send(t, `/audio/${op}`, body, type, signal);

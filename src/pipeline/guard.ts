@@ -1,6 +1,7 @@
-// What the guard stage (hooks.ts `GuardStage`) leaves on a chat call: the answer's checks. The
-// pipeline knows only these shapes; the guardrails feature implements them. A gateway without the
-// feature, or an org without policies, pays one undefined check per call.
+// What the guard stage (hooks.ts `GuardStage`) leaves on a call: on chat the answer's checks, on a
+// pass-through call the masks of its body (raw-call.ts BODY_MASK). The pipeline knows only these
+// shapes; the guardrails feature implements them. A gateway without the feature, or an org without
+// policies, pays one undefined check per call.
 import type { GatewayError } from '../errors/gateway-error.ts';
 import type { ChatResponse, StreamEvent } from '../ir/types.ts';
 
@@ -65,4 +66,20 @@ export async function guardedReplay(guard: AnswerGuard | undefined, events: Stre
   const end = await g.finish();
   out.push(...end.events);
   return end.blocked ? { events: out, blocked: end.blocked } : { events: out };
+}
+
+/** The placeholders a `restore: true` check masked, to put back into what the caller reads. */
+export interface PlaceholderRestore {
+  /** `text` with each such placeholder replaced by its original, JSON-escaped when `inJson`. */
+  text(text: string, inJson: boolean): string;
+  /** How many characters at the end of `text` may be a placeholder still arriving. */
+  hold(text: string): number;
+}
+
+/** What the input checks masked on a pass-through call: left by the guard stage, read by raw-call.ts. */
+export interface BodyMask {
+  /** A JSON text of the request with every masked value replaced by its placeholder. */
+  body(json: string): string;
+  /** Undefined when no masked value is to be restored. */
+  restore: PlaceholderRestore | undefined;
 }

@@ -1,7 +1,8 @@
 // The pipeline of a pass-through call (Responses API, images, audio): the same hooks, routing and
-// credential failover as chat, but the body goes upstream as the caller wrote it and the answer comes
-// back unread. Only upstreams that speak the endpoint's wire may serve it: a direct model of another
-// vendor, or a config with such a candidate, is a 400 that says why, never a silent translation.
+// credential failover as chat, but the body goes upstream as the caller wrote it (less what the input
+// checks masked) and the answer comes back unread. Only upstreams that speak the endpoint's wire may
+// serve it: a direct model of another vendor, or a config with such a candidate, is a 400 that says
+// why, never a silent translation.
 import { fromUpstream, GatewayError } from '../errors/gateway-error.ts';
 import { alphaCodec } from '../families/alpha/codec.ts';
 import type { FailedOutcome } from '../ir/outcome.ts';
@@ -17,8 +18,9 @@ import type { RequestFacts } from '../routing/types.ts';
 import type { RoutedTarget } from './call.ts';
 import { acrossCredentials } from './credential-pool.ts';
 import type { PipelineDeps } from './deps.ts';
+import type { BodyMask, PlaceholderRestore } from './guard.ts';
 import { runBeforeRoute } from './hooks.ts';
-import { endCall, errorReply, finish, newCall } from './lifecycle.ts';
+import { callSlot, endCall, errorReply, finish, newCall, slotOf } from './lifecycle.ts';
 import {
   callRecord,
   credentialSample,
@@ -38,11 +40,25 @@ export interface RawCallSpec {
   vendors: readonly VendorId[];
   /** The endpoint in words, for refusals: "the Responses API". */
   what: string;
-  /** Text the routing strategies may read (prompt length, rules on content). */
+  /** Text the input checks and the routing strategies read (prompt length, rules on content). */
   promptText: string;
-  /** One upstream call on one target; an answer of any status is returned, only no answer throws. */
-  send(target: RoutedTarget, signal: AbortSignal): Promise<UpstreamAnswer>;
+  /**
+   * Whether `send` writes its body through `mask`. False for a body that cannot be rewritten (a
+   * multipart upload): a mask the checks apply then refuses the call.
+   */
+  maskable: boolean;
+  /**
+   * One upstream call on one target; an answer of any status is returned, only no answer throws.
+   * `mask` is for the JSON text of the body: it replaces each value the input checks masked with its
+   * placeholder (the identity when they masked nothing).
+   */
+  send(target: RoutedTarget, signal: AbortSignal, mask: (json: string) => string): Promise<UpstreamAnswer>;
 }
+
+/** The slot the guard stage's `checkTexts` fills on a pass-through call it masked. */
+export const BODY_MASK = callSlot<BodyMask>('body-mask');
+
+const unmasked = (json: string): string => json;
 
 /** The upstream answered 2xx: the body is still unread, for the caller to pass on. */
 export interface RawServed {
@@ -53,6 +69,8 @@ export interface RawServed {
   answer: UpstreamAnswer;
   /** X-Svc-* headers of the answer (model, provider, config, rate-limit state). */
   headers: Record<string, string>;
+  /** Set when the answer the caller reads must get masked originals back (the log keeps placeholders). */
+  restore: PlaceholderRestore | undefined;
 }
 
 export type RawCallResult = RawServed | { ok: false; reply: PipelineReply };
@@ -82,9 +100,14 @@ interface RawFailure {
   text: string;
 }
 
-async function tryOnce(send: RawCallSpec['send'], target: RoutedTarget, signal: AbortSignal): Promise<Tried> {
+async function tryOnce(
+  send: RawCallSpec['send'],
+  target: RoutedTarget,
+  signal: AbortSignal,
+  mask: BodyMask | undefined,
+): Promise<Tried> {
   try {
-    const answer = await send(target, signal);
+    const answer = await send(target, signal, mask?.body ?? unmasked);
     if (answer.status < 300) return { ok: true, answer };
     const text = await answer.body.text();
     const error = chatAdapterFor(target.vendor, target.model).decodeError(answer.status, text, answer.headers);
@@ -168,10 +191,11 @@ function settle(
   tried: Tried | FailedOutcome,
   target: RoutedTarget,
   headers: Record<string, string>,
+  mask: BodyMask | undefined,
 ): RawCallResult {
   if (call.replyHeaders) Object.assign(headers, call.replyHeaders);
   if (!tried.ok) return { ok: false, reply: failureReply(call, deps, parts, tried, headers) };
-  return { ok: true, call, parts, target, answer: tried.answer, headers };
+  return { ok: true, call, parts, target, answer: tried.answer, headers, restore: mask?.restore };
 }
 
 /** A refusal becomes the reply; anything else ends the call's record and goes on up. */
@@ -204,11 +228,12 @@ export async function runRawCall(input: ProxyInput, spec: RawCallSpec, deps: Pip
     }
     const guard = deps.hooks.guard;
     if (guard && spec.promptText !== '' && !(input.dryRun === true || call.hdr.dryRun)) {
-      // The body goes upstream as written: the checks may refuse it or record, never rewrite it.
+      // The masked texts are not sent as such: what was masked is replaced in the body (BODY_MASK).
       const subject = { routingConfigId: () => routingConfigIdOf(spec.model, input.principal.orgId, deps.live) };
-      const checked = guard.checkTexts(call, [spec.promptText], subject, false);
+      const checked = guard.checkTexts(call, [spec.promptText], subject, spec.maskable);
       if (checked instanceof Promise) await checked;
     }
+    const mask = slotOf(call, BODY_MASK);
     const plan = routeCall(
       { model: spec.model, principal: input.principal, hdr: call.hdr, kind: 'chat', facts: () => facts(spec, call) },
       deps.live,
@@ -228,7 +253,7 @@ export async function runRawCall(input: ProxyInput, spec: RawCallSpec, deps: Pip
         plan.target,
         plan.alternates,
         input.signal,
-        (t) => tryOnce(spec.send, t, input.signal),
+        (t) => tryOnce(spec.send, t, input.signal, mask),
         (t, o, ms) => samples.push(...directHealthSamples(t, o, ms, input.signal)),
       );
       tried = served.outcome;
@@ -248,7 +273,7 @@ export async function runRawCall(input: ProxyInput, spec: RawCallSpec, deps: Pip
               targetFor(step.ref, first),
               others,
               signal,
-              (t) => tryOnce(spec.send, t, signal),
+              (t) => tryOnce(spec.send, t, signal, mask),
               (t, o, ms) => samples.push(credentialSample(t, o, ms)),
             );
             last = served.target;
@@ -273,7 +298,7 @@ export async function runRawCall(input: ProxyInput, spec: RawCallSpec, deps: Pip
     headers['x-svc-model-used'] = target.model;
     headers['x-svc-provider-used'] = target.vendorAsSent;
     headers['x-svc-provider'] = target.vendorAsSent;
-    return settle(call, deps, parts, tried, target, headers);
+    return settle(call, deps, parts, tried, target, headers, mask);
   } catch (err) {
     return caught(err, call, deps, parts, headers);
   }
@@ -299,8 +324,8 @@ export async function runPinnedCall(
       const pending = runBeforeRoute(deps.hooks, call);
       if (pending) await pending;
     }
-    const tried = await tryOnce(spec.send, target, input.signal);
-    return settle(call, deps, parts, tried, target, headers);
+    const tried = await tryOnce(spec.send, target, input.signal, undefined);
+    return settle(call, deps, parts, tried, target, headers, undefined);
   } catch (err) {
     return caught(err, call, deps, parts, headers);
   }

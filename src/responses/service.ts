@@ -33,6 +33,7 @@ import { fromJsonText, isRecord } from '../util/json.ts';
 import { BackgroundCompletion } from './background.ts';
 import { completedEvents, cost, notFound, targetOf } from './objects.ts';
 import { checkReferences } from './references.ts';
+import { RestoringStream } from './restore-stream.ts';
 import { ResponseStreamTap, type ResponseSummary, summarize, TERMINAL_STATUSES } from './stream-tap.ts';
 
 export { POLL_JOB } from './background.ts';
@@ -101,11 +102,12 @@ export class Responses {
         vendors: RESPONSES_VENDORS,
         what: 'Responses API',
         promptText: input.slice(0, 100_000),
-        send: (t, signal) =>
+        maskable: true,
+        send: (t, signal, mask) =>
           responsesApi(t.vendor).send(t.credential, {
             method: 'POST',
             path: '/responses',
-            body: JSON.stringify({ ...b, model: t.model }),
+            body: mask(JSON.stringify({ ...b, model: t.model })),
             headers: { 'content-type': 'application/json' },
             signal,
           }),
@@ -135,7 +137,8 @@ export class Responses {
       kind: 'json',
       status: served.answer.status,
       headers,
-      body: text,
+      // The row keeps the placeholders the upstream saw; only the caller gets the originals back.
+      body: served.restore ? served.restore.text(text, true) : text,
       done: () => {
         if (terminal || s === undefined) finishRaw(this.#d.pipeline, served.call, parts);
         else this.#bg.hold(s.id, served);
@@ -146,12 +149,16 @@ export class Responses {
   #createStream(c: ResponsesCaller, served: RawServed, background: boolean): RawReply {
     const tap = new ResponseStreamTap();
     const remember = (s: ResponseSummary) => this.#remember(c, served, s, background, false);
+    const restoring = served.restore ? new RestoringStream(served.restore) : undefined;
     async function* relay(body: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
       for await (const chunk of body) {
         // Recorded before the caller sees the id, so a follow-up can never race the record.
         if (tap.push(chunk) && tap.first !== undefined) await remember(tap.first);
-        yield chunk;
+        const out = restoring === undefined ? chunk : restoring.push(chunk);
+        if (out.byteLength > 0) yield out;
       }
+      const rest = restoring?.end();
+      if (rest !== undefined && rest.byteLength > 0) yield rest;
     }
     return {
       kind: 'pipe',
