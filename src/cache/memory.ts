@@ -230,6 +230,11 @@ export class CacheMemory {
     return entries;
   }
 
+  /** Every entry held, in no particular order. */
+  held(): IterableIterator<MemEntry> {
+    return this.#byKey.values();
+  }
+
   /** Whether `e` is still the entry memory holds for its key (not replaced, evicted or purged). */
   holds(e: MemEntry): boolean {
     return this.#byKey.get(e.key) === e;

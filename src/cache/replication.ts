@@ -1,6 +1,7 @@
 // How the instances sharing a store keep their cache memories alike: each announces the entries it
 // wrote and the projects it purged on the change bus (topic `cache_entry`), and loads what the
-// others announce from the store. Without a bus, nothing is sent and nothing is heard.
+// others announce from the store. Without a bus, nothing is sent and nothing is heard. What was
+// announced while this instance could not hear (a lost connection) is repaired by re-reading the store.
 import type { ChangeBus, ChangeEvent } from '../ports/change-bus.ts';
 
 /** `id` of a `cache_entry` event that purged a project (an entry's own event carries its store id). */
@@ -15,6 +16,8 @@ export interface ReplicaSide {
    * be loaded after it, or it would stay in memory for ever.
    */
   written(storeId: string, purgedSince: (projectId: string) => boolean): Promise<void>;
+  /** The bus hears the others again after a gap: what they announced meanwhile never arrives. */
+  resumed(): void;
 }
 
 export class CacheReplication {
@@ -22,6 +25,7 @@ export class CacheReplication {
   /** Store ids this instance wrote and announced: its own events are not read back. */
   readonly #announced = new Set<string>();
   #unsubscribe: (() => void) | undefined;
+  #unresume: (() => void) | undefined;
   /** Purges so far, and the count at each project's last one. */
   #purges = 0;
   readonly #purgedAt = new Map<string, number>();
@@ -32,11 +36,14 @@ export class CacheReplication {
 
   start(side: ReplicaSide): void {
     this.#unsubscribe = this.#bus?.subscribe('cache_entry', (ev) => this.#heard(ev, side));
+    this.#unresume = this.#bus?.onResume(() => side.resumed());
   }
 
   stop(): void {
     this.#unsubscribe?.();
+    this.#unresume?.();
     this.#unsubscribe = undefined;
+    this.#unresume = undefined;
   }
 
   async #heard(ev: ChangeEvent, side: ReplicaSide): Promise<void> {
@@ -46,8 +53,13 @@ export class CacheReplication {
       return side.purged(projectId);
     }
     if (this.#announced.delete(ev.id)) return;
+    await side.written(ev.id, this.purgedSince());
+  }
+
+  /** Taken before a store read: tells whether a purge of a project was heard or made since then. */
+  purgedSince(): (projectId: string) => boolean {
     const since = this.#purges;
-    await side.written(ev.id, (projectId) => (this.#purgedAt.get(projectId) ?? 0) > since);
+    return (projectId) => (this.#purgedAt.get(projectId) ?? 0) > since;
   }
 
   /** A purge of the project starts here (this instance's own, before its memory is emptied). */

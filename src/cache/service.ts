@@ -2,7 +2,7 @@
 // answers from memory (exact tier, then the nearest prompt embedding of the same partition), and
 // end-of-call work that notes the call's cache columns on its record and, on a miss it would store,
 // keeps the complete answer. Entries are written to the store behind the answer, never awaited by a
-// call, and loaded back at start.
+// call, and loaded back at start (and again after the change bus had a gap).
 import type { Logger } from 'pino';
 import type { ChatResponse } from '../ir/types.ts';
 import type { PipelineDeps } from '../pipeline/deps.ts';
@@ -19,6 +19,7 @@ import { cacheKeys, promptText } from './key.ts';
 import { CacheMemory, entryKey, type MemEntry } from './memory.ts';
 import { CacheReplication } from './replication.ts';
 import { CACHE_SETTINGS_KEY, type CacheSettings, cacheTenant, parseCacheSettings } from './settings.ts';
+import { compareWithStore, entryOf, readLive, type StoredAnswer } from './store-reads.ts';
 import { StoreWrites } from './store-writes.ts';
 
 export interface CacheDeps {
@@ -46,7 +47,6 @@ const STORABLE = new Set(['end_turn', 'stop_sequence', 'tool_use']);
 /** Shadow mode also records neighbours below the threshold (down to this), so lower thresholds can be judged. */
 const SHADOW_FLOOR = 0.8;
 const SWEEP_MS = 60_000;
-const LOAD_PAGE = 1000;
 
 /** What the lookup found for one call, read back when the call ends. */
 interface CacheNote {
@@ -63,14 +63,6 @@ interface CacheNote {
 
 const NOTE = callSlot<CacheNote>('cache');
 
-/** The `response` column: the answer in IR form and what serving it again needs. */
-interface StoredAnswer {
-  answer: ChatResponse;
-  max_tokens: number | null;
-  /** Stored under this name since the first entries: the vendor that answered. */
-  provider: string | null;
-}
-
 export class SemanticCache {
   readonly #deps: CacheDeps;
   readonly #memory = new CacheMemory();
@@ -82,6 +74,9 @@ export class SemanticCache {
   #timer: NodeJS.Timeout | undefined;
   readonly #writes: StoreWrites;
   readonly #replication: CacheReplication;
+  /** The reconcile under way or queued (close waits for it), and whether one waits behind it. */
+  #reconciling: Promise<void> = Promise.resolve();
+  #reconcileQueued = false;
 
   constructor(deps: CacheDeps) {
     this.#deps = deps;
@@ -105,17 +100,7 @@ export class SemanticCache {
 
   /** Loads the live entries from the store (a restart keeps the cache), then sweeps periodically. */
   async start(): Promise<void> {
-    const now = this.#now();
-    const rows: CacheEntry[] = [];
-    for (;;) {
-      const page = await this.#deps.store.listLive(now, { afterId: rows.at(-1)?.id, limit: LOAD_PAGE });
-      rows.push(...page);
-      if (page.length < LOAD_PAGE) break;
-    }
-    // Least recently used first over all of them (pages come in id order), so that each project's
-    // order ends with its most recent entry and a project over max_entries drops its oldest ones.
-    rows.sort((a, b) => a.lastUsedAt - b.lastUsedAt);
-    for (const row of rows) this.#load(row);
+    for (const row of await readLive(this.#deps.store, this.#now())) this.#load(row);
     this.#timer = setInterval(() => void this.sweep(), SWEEP_MS);
     this.#timer.unref();
     // Another instance wrote an entry (or purged a project): this one learns it from the store.
@@ -129,12 +114,39 @@ export class SemanticCache {
         const row = await this.#deps.store.get(storeId);
         if (row !== undefined && !purgedSince(row.projectId) && row.expiresAt > this.#now()) this.#load(row);
       },
+      resumed: () => {
+        // A resume during a read needs one read after it (that one may have begun in the gap), not one each.
+        if (this.#reconcileQueued) return;
+        this.#reconcileQueued = true;
+        this.#reconciling = this.#reconciling
+          .then(() => {
+            this.#reconcileQueued = false;
+            return this.#reconcile();
+          })
+          .catch((err: unknown) =>
+            this.#deps.logger.warn({ err }, 'semantic cache: reconciling with the store failed'),
+          );
+      },
     });
+  }
+
+  /**
+   * After a gap in the change bus, whose announcements and purges never arrive: memory is made alike
+   * with the store again, rows read before a purge staying out as in `written`.
+   */
+  async #reconcile(): Promise<void> {
+    const before = [...this.#memory.held()];
+    const purgedSince = this.#replication.purgedSince();
+    const rows = await readLive(this.#deps.store, this.#now());
+    const { gone, missing } = compareWithStore(this.#memory, before, rows);
+    for (const e of gone) this.#memory.remove(e);
+    for (const row of missing) if (!purgedSince(row.projectId)) this.#load(row);
   }
 
   async close(): Promise<void> {
     if (this.#timer) clearInterval(this.#timer);
     this.#replication.stop();
+    await this.#reconciling;
     await this.#writes.settle();
     await this.#flushTouches();
   }
@@ -310,26 +322,8 @@ export class SemanticCache {
   }
 
   #load(row: CacheEntry): void {
-    const stored = row.response as unknown as StoredAnswer | null;
-    if (stored === null || typeof stored !== 'object' || stored.answer === undefined) return;
-    const entry: MemEntry = {
-      key: entryKey(row.tenant, row.exactKey),
-      projectId: row.projectId,
-      tenant: row.tenant,
-      exactKey: row.exactKey,
-      partitionKey: row.partitionKey,
-      model: row.model,
-      embedder: row.embedder,
-      vector: row.vector,
-      answer: stored.answer,
-      vendor: stored.provider ?? null,
-      maxTokens: stored.max_tokens ?? undefined,
-      costUsd: row.costUsd,
-      createdAt: row.createdAt,
-      expiresAt: row.expiresAt,
-      storeId: row.id,
-      written: undefined,
-    };
+    const entry = entryOf(row);
+    if (entry === undefined) return;
     const limit = this.settingsOf(row.projectId)?.max_entries ?? Number.MAX_SAFE_INTEGER;
     for (const e of this.#memory.add(entry, limit)) this.#forget(e);
   }
