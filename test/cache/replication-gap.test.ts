@@ -5,69 +5,17 @@
 // Without that re-read B served the purged answer until it expired, and missed A's.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server, type Socket, connect as tcpConnect } from 'node:net';
 import { describe, test } from 'node:test';
 import { redisSkip, TEST_REDIS_URL } from '../../src/cluster/redis/test-support.ts';
 import { dialects } from '../helpers/dialects.ts';
 import { type Gateway, startGateway } from '../helpers/gateway.ts';
 import { api, type ProxyEnv, startProxyEnv } from '../helpers/proxy-env.ts';
+import { RedisGate } from '../helpers/redis-gate.ts';
 import { cachedProject, chat, type Json, waitForCacheStats } from './helpers.ts';
 
 const skipRedis = await redisSkip();
 const MASTER_KEY = Buffer.alloc(32, 5).toString('base64');
 const ask = (content: string): Json => ({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content }] });
-
-/** A TCP path to Redis that the test cuts (every connection dropped, new ones refused) and opens again. */
-class RedisGate {
-  #open = true;
-  readonly #sockets = new Set<Socket>();
-  readonly #server: Server;
-  readonly #target = new URL(TEST_REDIS_URL);
-
-  private constructor() {
-    this.#server = createServer((client) => {
-      if (!this.#open) return void client.destroy();
-      const upstream = tcpConnect(Number(this.#target.port || 6379), this.#target.hostname);
-      for (const s of [client, upstream]) this.#sockets.add(s);
-      client.pipe(upstream).pipe(client);
-      const end = () => {
-        for (const s of [client, upstream]) {
-          s.destroy();
-          this.#sockets.delete(s);
-        }
-      };
-      client.on('close', end).on('error', end);
-      upstream.on('close', end).on('error', end);
-    });
-  }
-
-  static async start(): Promise<RedisGate> {
-    const gate = new RedisGate();
-    await new Promise<void>((resolve) => gate.#server.listen(0, '127.0.0.1', resolve));
-    return gate;
-  }
-
-  get url(): string {
-    const address = this.#server.address();
-    if (address === null || typeof address === 'string') throw new Error('not listening');
-    return `redis://127.0.0.1:${address.port}`;
-  }
-
-  cut(): void {
-    this.#open = false;
-    for (const s of this.#sockets) s.destroy();
-    this.#sockets.clear();
-  }
-
-  open(): void {
-    this.#open = true;
-  }
-
-  async close(): Promise<void> {
-    this.cut();
-    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
-  }
-}
 
 async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
   const end = Date.now() + timeoutMs;
@@ -83,7 +31,7 @@ const cacheHeader = async (env: ProxyEnv, key: string, question: string): Promis
 for (const d of await dialects()) {
   describe(`the replicated cache after a gap in the change bus, on ${d.name}`, { skip: d.skip ?? skipRedis }, () => {
     test('B drops what A purged during the gap and serves what A wrote during it', async () => {
-      const gate = await RedisGate.start();
+      const gate = await RedisGate.start({ open: true });
       const postgres = d.name === 'postgres';
       const shared = { masterKey: MASTER_KEY, redisPrefix: `cachegap${randomBytes(4).toString('hex')}:` };
       const onA = await startProxyEnv({ postgres, config: { ...shared, redisUrl: TEST_REDIS_URL } });

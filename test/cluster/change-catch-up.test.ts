@@ -5,64 +5,18 @@
 // later. Before that catch-up existed the second case waited for the poll (here: never).
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server, type Socket, connect as tcpConnect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
 import { type FakeUpstream, startFakeUpstream } from '../../tools/fake-upstream/server.ts';
 import { dialects } from '../helpers/dialects.ts';
 import { call, type Gateway, startGateway } from '../helpers/gateway.ts';
+import { RedisGate } from '../helpers/redis-gate.ts';
 import { TEST_REDIS_URL, within } from './helpers.ts';
 
 const pg = (await dialects()).find((d) => d.name === 'postgres');
 const MASTER_KEY = Buffer.alloc(32, 9).toString('base64');
 /** Longer than any test here runs: what B knows, it heard on the bus. */
 const NO_POLL_MS = 3_600_000;
-
-/** A TCP path to Redis that refuses every connection until opened (B's Redis, late to come up). */
-class RedisGate {
-  #open = false;
-  readonly #sockets = new Set<Socket>();
-  readonly #server: Server;
-  readonly #target = new URL(TEST_REDIS_URL);
-
-  private constructor() {
-    this.#server = createServer((client) => {
-      if (!this.#open) return void client.destroy();
-      const upstream = tcpConnect(Number(this.#target.port || 6379), this.#target.hostname);
-      for (const s of [client, upstream]) this.#sockets.add(s);
-      client.pipe(upstream).pipe(client);
-      const end = () => {
-        for (const s of [client, upstream]) {
-          s.destroy();
-          this.#sockets.delete(s);
-        }
-      };
-      client.on('close', end).on('error', end);
-      upstream.on('close', end).on('error', end);
-    });
-  }
-
-  static async start(): Promise<RedisGate> {
-    const gate = new RedisGate();
-    await new Promise<void>((resolve) => gate.#server.listen(0, '127.0.0.1', resolve));
-    return gate;
-  }
-
-  get url(): string {
-    const address = this.#server.address();
-    if (address === null || typeof address === 'string') throw new Error('not listening');
-    return `redis://127.0.0.1:${address.port}`;
-  }
-
-  open(): void {
-    this.#open = true;
-  }
-
-  async close(): Promise<void> {
-    for (const s of this.#sockets) s.destroy();
-    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
-  }
-}
 
 async function pairOnOneStore(bRedisUrl: string): Promise<{ a: Gateway; b: Gateway }> {
   const shared = {
@@ -131,7 +85,7 @@ describe('a credential added on A reaches B without the poll', { skip: pg?.skip 
   });
 
   test('a change made before B could hear it is read when B subscribes', async (t) => {
-    const gate = await RedisGate.start();
+    const gate = await RedisGate.start({ open: false });
     // B starts on its own counters (its start waits a few seconds for Redis, then goes on).
     const { a, b } = await pairOnOneStore(gate.url);
     try {
