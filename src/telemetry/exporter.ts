@@ -1,15 +1,21 @@
 // The official OTLP exporters' transport (HTTP protobuf or gRPC: retries, timeouts, headers,
-// concurrency) carrying spans that spans.ts already wrote in protobuf: the serializer given to it
-// only wraps them in the request envelope with the resource and the instrumentation scope.
+// concurrency) carrying batches of spans that spans.ts already wrote in protobuf: the serializer given
+// to it only writes the request envelope, with the resource and the instrumentation scope, into the
+// room the batch keeps for it in front of its spans.
 import type { TelemetryConfig } from '../config.ts';
-import { type AttrValue, ProtoWriter } from './proto-writer.ts';
-import type { BatchExporter } from './spans.ts';
+import { type AttrValue, ProtoWriter, varintSize } from './proto-writer.ts';
+import type { BatchExporter, SpanBatch } from './queue.ts';
 
-/** ExportTraceServiceRequest around a batch of spans, each already a ScopeSpans.spans entry body. */
-export function traceRequestEncoder(
+/** ExportTraceServiceRequest around a batch; `room` is what it needs in front of the spans, at most. */
+export interface TraceEnvelope {
+  readonly room: number;
+  wrap(batch: SpanBatch): Uint8Array;
+}
+
+export function traceEnvelope(
   resource: Record<string, AttrValue>,
   scope: { name: string; version: string },
-): (spans: readonly Buffer[]) => Uint8Array {
+): TraceEnvelope {
   const head = new ProtoWriter(1024);
   // ResourceSpans.resource (1): Resource.attributes (1).
   const r = head.begin(1);
@@ -22,31 +28,36 @@ export function traceRequestEncoder(
   head.stringField(2, scope.version);
   head.end(s);
   const scopeBytes = head.take();
-  const w = new ProtoWriter(64 * 1024);
-  return (spans) => {
-    w.pos = 0;
-    const rs = w.begin(1); // ExportTraceServiceRequest.resource_spans
-    w.raw(resourceBytes);
-    const ss = w.begin(2); // ResourceSpans.scope_spans
-    w.raw(scopeBytes);
-    for (const span of spans) w.bytesField(2, span); // ScopeSpans.spans
-    w.end(ss);
-    w.end(rs);
-    return w.take();
+  return {
+    // Two one-byte tags and two lengths of at most five bytes each.
+    room: resourceBytes.length + scopeBytes.length + 12,
+    wrap(batch) {
+      const w = batch.w;
+      const end = w.pos;
+      const scopeSpans = scopeBytes.length + end - batch.room;
+      const resourceSpans = resourceBytes.length + 1 + varintSize(scopeSpans) + scopeSpans;
+      const start = end - (1 + varintSize(resourceSpans) + resourceSpans);
+      w.pos = start;
+      w.tag(1, 2); // ExportTraceServiceRequest.resource_spans
+      w.varint(resourceSpans);
+      w.raw(resourceBytes);
+      w.tag(2, 2); // ResourceSpans.scope_spans
+      w.varint(scopeSpans);
+      w.raw(scopeBytes);
+      w.pos = end;
+      return w.buf.subarray(start, end);
+    },
   };
 }
 
 interface Delegate {
-  export(items: Buffer[], done: (result: { code: number }) => void): void;
+  export(items: SpanBatch, done: (result: { code: number }) => void): void;
   shutdown(): Promise<void>;
 }
 
-export async function otlpSpanExporter(
-  config: TelemetryConfig,
-  encode: (spans: readonly Buffer[]) => Uint8Array,
-): Promise<BatchExporter> {
-  const serializer = { serializeRequest: encode, deserializeResponse: () => ({}) };
-  const counted = { name: 'span' as const, countItems: (spans: Buffer[]) => spans.length };
+export async function otlpSpanExporter(config: TelemetryConfig, envelope: TraceEnvelope): Promise<BatchExporter> {
+  const serializer = { serializeRequest: (b: SpanBatch) => envelope.wrap(b), deserializeResponse: () => ({}) };
+  const counted = { name: 'span' as const, countItems: (b: SpanBatch) => b.count };
   let delegate: Delegate;
   if (config.protocol === 'grpc') {
     // Loaded only for grpc: @grpc/grpc-js is the heaviest part of the SDK.
@@ -78,7 +89,8 @@ export async function otlpSpanExporter(
     );
   }
   return {
-    export: (spans, done) => delegate.export(spans, (result) => done(result.code === 0)),
+    room: envelope.room,
+    export: (batch, done) => delegate.export(batch, (result) => done(result.code === 0)),
     shutdown: () => delegate.shutdown(),
   };
 }

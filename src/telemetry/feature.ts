@@ -18,6 +18,7 @@ import {
   serverAttributes,
 } from './attributes.ts';
 import { contentAttributes } from './content.ts';
+import type { SpanQueue } from './queue.ts';
 import { ERROR_TYPE } from './semconv.ts';
 import {
   injectContext,
@@ -28,7 +29,6 @@ import {
   openChild,
   openRoot,
   parseTraceparent,
-  type SpanQueue,
   SpanWriter,
   STATUS_ERROR,
   traceparentOf,
@@ -52,26 +52,48 @@ export function tracingFeature(
   deps: TelemetryDeps,
 ): PipelineFeature {
   const propagateAll = !noPropagation.has('*');
-  const writer = new SpanWriter();
-  const propagates = (vendor: string) => propagateAll && !noPropagation.has(vendor);
+  const writer = new SpanWriter(queue);
+  function propagates(vendor: string): boolean {
+    return propagateAll && !noPropagation.has(vendor);
+  }
+  function end(t: TracedCall, record: CallRecord | undefined): void {
+    try {
+      endSpans(writer, t, record, config.captureContent);
+    } catch (err) {
+      deps.onError(err);
+    }
+  }
   return {
     beforeRoute(call) {
       const parent = parseTraceparent(call.headers.traceparent, call.headers.tracestate);
       const server = openRoot(parent, false, call.started);
-      // A batch item is a trace of its own, linked to the call that created its batch.
-      const link = call.batchItem?.traceLink;
-      const linked = link == null ? undefined : parseTraceparent(link, undefined);
       // Named once the record is known; the sampler sees the name the request asks for.
       server.sampled = sampling(parent, server.traceHex, call.modelRequested);
       addReplyHeader(call, 'traceparent', traceparentOf(server));
-      const sent: Sent[] = [];
       const chat = call.chat;
-      if (chat !== undefined && server.sampled) {
+      if (!server.sampled) {
+        // Not sampled: the attempts still carry the call's context, so the vendor's side joins the trace.
+        if (chat !== undefined)
+          chat.onSend = (target, spec) => {
+            if (propagates(target.vendor)) injectContext(server, spec.headers);
+          };
+        return;
+      }
+      // A batch item is a trace of its own, linked to the call that created its batch.
+      const link = call.batchItem?.traceLink;
+      const t: TracedCall = {
+        call,
+        server,
+        sent: [],
+        link: link == null ? undefined : parseTraceparent(link, undefined),
+        held: false,
+      };
+      if (chat !== undefined) {
         // The answer in IR form carries the response id and finish reason for the span.
         chat.collectAnswer = true;
         chat.onSend = (target, spec) => {
           const span = openChild(server, performance.now());
-          sent.push({
+          t.sent.push({
             span,
             vendor: target.vendor,
             vendorAsSent: target.vendorAsSent,
@@ -80,68 +102,47 @@ export function tracingFeature(
           });
           if (propagates(target.vendor)) injectContext(span, spec.headers);
         };
-      } else if (chat !== undefined) {
-        // Not sampled: the attempts still carry the call's context, so the vendor's side joins the trace.
-        chat.onSend = (target, spec) => {
-          if (propagates(target.vendor)) injectContext(server, spec.headers);
-        };
       }
-      if (!server.sampled) return;
       // A call held past its answer (a background response's create call) ends its spans as the
       // answer goes out: its end may come much later, or on another instance, or never here.
-      let held = false;
-      const end = (record: CallRecord | undefined) => {
-        try {
-          endSpans(writer, queue, call, server, sent, record, held, config.captureContent, linked);
-        } catch (err) {
-          deps.onError(err);
-        }
-      };
       atHold(call, (record) => {
-        held = true;
-        end(record);
+        t.held = true;
+        end(t, record);
       });
       atCallEnd(call, (record) => {
         // The log row's link to this trace (SWITCHYARD_TRACE_URL_TEMPLATE on the dashboard's log page).
         if (record !== undefined) noteFeature(record, TRACING_NOTE, { otelTraceId: server.traceHex });
-        if (!held) end(record);
+        if (!t.held) end(t, record);
       });
     },
   };
 }
 
-function endSpans(
-  writer: SpanWriter,
-  queue: SpanQueue,
-  call: ProxyCall,
-  server: OpenSpan,
-  sent: readonly Sent[],
-  record: CallRecord | undefined,
-  held: boolean,
-  captureContent: boolean,
-  link: RemoteParent | undefined,
-): void {
+/** A sampled call's spans while it runs. */
+interface TracedCall {
+  readonly call: ProxyCall;
+  readonly server: OpenSpan;
+  readonly sent: Sent[];
+  /** The call that created this one's work, when it runs in a trace of its own. */
+  readonly link: RemoteParent | undefined;
+  /** Its spans ended as its answer went out (see atHold). */
+  held: boolean;
+}
+
+function endSpans(writer: SpanWriter, t: TracedCall, record: CallRecord | undefined, captureContent: boolean): void {
+  const call = t.call;
   const op = operationName(call, record?.requestType ?? call.codec.requestType);
   const now = performance.now();
   const attempts = decisionOf(record)?.attempts ?? [];
-  if (sent.length > 0) endSent(writer, queue, op, sent, attempts, now);
-  else traceOnlyAttempts(writer, queue, call, server, op, attempts);
+  if (t.sent.length > 0) endSent(writer, op, t.sent, attempts, now);
+  else traceOnlyAttempts(writer, call, t.server, op, attempts);
+  const kind = call.batchItem === undefined ? KIND_SERVER : KIND_CONSUMER;
+  if (!writer.open(t.server, op, call.modelRequested, kind, now)) return;
+  serverAttributes(call, op, record, t.held, writer);
+  if (captureContent) contentAttributes(call, record, writer);
   const failed = record === undefined || record.status >= 500;
-  queue.push(
-    writer.write(server, {
-      name: `${op} ${call.modelRequested}`,
-      kind: call.batchItem === undefined ? KIND_SERVER : KIND_CONSUMER,
-      end: now,
-      link,
-      status: failed
-        ? { code: STATUS_ERROR, message: record ? errorType(record.status, record.error) : 'no answer' }
-        : undefined,
-      attributes(sink) {
-        serverAttributes(call, op, record, held, sink);
-        if (captureContent) contentAttributes(call, record, sink);
-      },
-    }),
-  );
+  const message = failed ? (record ? errorType(record.status, record.error) : 'no answer') : undefined;
+  writer.close(t.server, failed ? STATUS_ERROR : undefined, message, t.link);
 }
 
 /**
@@ -151,37 +152,34 @@ function endSpans(
  */
 function endSent(
   writer: SpanWriter,
-  queue: SpanQueue,
   op: string,
   sent: readonly Sent[],
   attempts: readonly AttemptRecord[],
   now: number,
 ): void {
-  const used = new Set<number>();
-  sent.forEach((s, i) => {
-    const j = attempts.findIndex((a, k) => !used.has(k) && a.model === s.model && a.provider === s.vendorAsSent);
-    if (j >= 0) used.add(j);
-    const a = j >= 0 ? attempts[j] : undefined;
+  const used: number[] = [];
+  for (let i = 0; i < sent.length; i++) {
+    const s = sent[i];
+    let j = 0;
+    while (
+      j < attempts.length &&
+      (used.includes(j) || attempts[j].model !== s.model || attempts[j].provider !== s.vendorAsSent)
+    )
+      j++;
+    const a = j < attempts.length ? attempts[j] : undefined;
+    if (a !== undefined) used.push(j);
     const end =
       a === undefined
         ? (sent[i + 1]?.span.start ?? now)
         : a.served === true
           ? now
           : Math.min(now, s.span.start + a.latency_ms);
-    queue.push(
-      writer.write(s.span, {
-        name: `${op} ${s.model}`,
-        kind: KIND_CLIENT,
-        end,
-        status: a === undefined || a.outcome === 'error' ? { code: STATUS_ERROR } : undefined,
-        attributes(sink) {
-          attemptAttributes(op, s.vendor, s.model, s.url, sink);
-          if (a === undefined) sink.set(ERROR_TYPE, 'retried');
-          else attemptOutcomeAttributes(a, sink);
-        },
-      }),
-    );
-  });
+    if (!writer.open(s.span, op, s.model, KIND_CLIENT, end)) continue;
+    attemptAttributes(op, s.vendor, s.model, s.url, writer);
+    if (a === undefined) writer.set(ERROR_TYPE, 'retried');
+    else attemptOutcomeAttributes(a, writer);
+    writer.close(s.span, a === undefined || a.outcome === 'error' ? STATUS_ERROR : undefined, undefined, undefined);
+  }
 }
 
 /**
@@ -190,7 +188,6 @@ function endSent(
  */
 function traceOnlyAttempts(
   writer: SpanWriter,
-  queue: SpanQueue,
   call: ProxyCall,
   server: OpenSpan,
   op: string,
@@ -200,17 +197,9 @@ function traceOnlyAttempts(
   for (const a of attempts) {
     const span = openChild(server, at);
     at += a.latency_ms;
-    queue.push(
-      writer.write(span, {
-        name: `${op} ${a.model}`,
-        kind: KIND_CLIENT,
-        end: at,
-        status: a.outcome === 'error' ? { code: STATUS_ERROR } : undefined,
-        attributes(sink) {
-          attemptAttributes(op, a.provider, a.model, undefined, sink);
-          attemptOutcomeAttributes(a, sink);
-        },
-      }),
-    );
+    if (!writer.open(span, op, a.model, KIND_CLIENT, at)) continue;
+    attemptAttributes(op, a.provider, a.model, undefined, writer);
+    attemptOutcomeAttributes(a, writer);
+    writer.close(span, a.outcome === 'error' ? STATUS_ERROR : undefined, undefined, undefined);
   }
 }

@@ -2,6 +2,7 @@
 // endpoint call, and root spans linked to the call that created their work. A span not sampled still
 // has a context (its `traceparent` says so with flags 00) and costs nothing at its end.
 import type { LinkedKind, LinkedSpan, SpanAttr, TraceLinks } from '../ports/trace-links.ts';
+import type { SpanQueue } from './queue.ts';
 import { ERROR_TYPE } from './semconv.ts';
 import {
   KIND_CLIENT,
@@ -10,7 +11,6 @@ import {
   type OpenSpan,
   openRoot,
   parseTraceparent,
-  type SpanQueue,
   SpanWriter,
   STATUS_ERROR,
   traceparentOf,
@@ -21,25 +21,16 @@ const KIND_INTERNAL = 1;
 const KINDS: Record<LinkedKind, number> = { client: KIND_CLIENT, consumer: KIND_CONSUMER, internal: KIND_INTERNAL };
 
 export function traceLinks(sampling: Sampling, queue: SpanQueue, deps: TelemetryDeps): TraceLinks {
-  const writer = new SpanWriter();
+  const writer = new SpanWriter(queue);
   const span = (name: string, kind: number, open: OpenSpan, link: RemoteParent | undefined): LinkedSpan => ({
     traceparent: traceparentOf(open),
     end(attributes, errorType) {
       if (!open.sampled) return;
       try {
-        queue.push(
-          writer.write(open, {
-            name,
-            kind,
-            end: performance.now(),
-            link,
-            status: errorType === undefined ? undefined : { code: STATUS_ERROR, message: errorType },
-            attributes(sink) {
-              for (const key in attributes) sink.put(key, attributes[key] as SpanAttr | null | undefined);
-              if (errorType !== undefined) sink.set(ERROR_TYPE, errorType);
-            },
-          }),
-        );
+        if (!writer.open(open, name, undefined, kind, performance.now())) return;
+        for (const key in attributes) writer.put(key, attributes[key] as SpanAttr | null | undefined);
+        if (errorType !== undefined) writer.set(ERROR_TYPE, errorType);
+        writer.close(open, errorType === undefined ? undefined : STATUS_ERROR, errorType, link);
       } catch (err) {
         deps.onError(err);
       }

@@ -12,11 +12,12 @@ const WIRE_FIXED64 = 1;
 const WIRE_LEN = 2;
 const WIRE_FIXED32 = 5;
 
-/** Attribute keys come from a small set; each one's encoded bytes (field tag, length, UTF-8) is kept. */
+/** Attribute keys come from a small set; each one's encoded bytes (field tag, length, UTF-8) are kept. */
 const KEYS = new Map<string, Buffer>();
 const MAX_KEYS = 4096;
 
-function varintSize(v: number): number {
+/** Bytes a varint of `v` takes. */
+export function varintSize(v: number): number {
   let n = 1;
   while (v >= 128) {
     v = Math.floor(v / 128);
@@ -59,48 +60,68 @@ export class ProtoWriter {
   }
 
   raw(bytes: Uint8Array): void {
-    const n = bytes.length;
-    this.ensure(n);
-    // Keys and ids are short: a loop beats the native copy's call cost there.
-    if (n <= 64) {
-      const b = this.buf;
-      for (let i = 0; i < n; i++) b[this.pos + i] = bytes[i];
-      this.pos += n;
-    } else {
-      this.buf.set(bytes, this.pos);
-      this.pos += n;
-    }
+    this.ensure(bytes.length);
+    this.buf.set(bytes, this.pos);
+    this.pos += bytes.length;
   }
 
-  bytesField(field: number, bytes: Uint8Array): void {
+  /** Bytes given as lowercase hex (span and trace ids, which the gateway keeps in their header form). */
+  hexField(field: number, hex: string): void {
     this.tag(field, WIRE_LEN);
-    this.varint(bytes.length);
-    this.raw(bytes);
+    const n = hex.length >>> 1;
+    this.ensure(n + 1);
+    const b = this.buf;
+    let p = this.pos;
+    b[p++] = n;
+    for (let i = 0; i < hex.length; i += 2) b[p++] = (nibble(hex.charCodeAt(i)) << 4) | nibble(hex.charCodeAt(i + 1));
+    this.pos = p;
   }
 
   stringField(field: number, s: string): void {
     this.tag(field, WIRE_LEN);
-    const len = s.length;
-    if (len < 128) {
-      // Short strings, nearly always ASCII: one length byte and the chars copied as they are.
-      this.ensure(len + 1);
-      const b = this.buf;
-      const start = this.pos;
-      let ascii = true;
-      for (let i = 0; i < len; i++) {
-        const c = s.charCodeAt(i);
-        if (c > 127) {
-          ascii = false;
-          break;
-        }
-        b[start + 1 + i] = c;
-      }
-      if (ascii) {
-        b[start] = len;
-        this.pos = start + 1 + len;
-        return;
-      }
+    // Short strings, nearly always ASCII: one length byte and the chars copied as they are.
+    if (s.length < 128 && this.ascii(s, this.pos + 1)) {
+      this.buf[this.pos] = s.length;
+      this.pos += 1 + s.length;
+    } else this.utf8(s);
+  }
+
+  /**
+   * `first second` (a span's name: operation and model) as one string field, without joining them
+   * first: a joined string would be flattened again to be read.
+   */
+  joinedField(field: number, first: string, second: string): void {
+    const len = first.length + 1 + second.length;
+    if (len >= 128) {
+      this.stringField(field, `${first} ${second}`);
+      return;
     }
+    this.tag(field, WIRE_LEN);
+    // Room for both first: growing the buffer keeps only what is before `pos`.
+    this.ensure(len + 1);
+    const at = this.pos;
+    if (this.ascii(first, at + 1) && this.ascii(second, at + 2 + first.length)) {
+      this.buf[at] = len;
+      this.buf[at + 1 + first.length] = 32;
+      this.pos = at + 1 + len;
+    } else this.utf8(`${first} ${second}`);
+  }
+
+  /** Copies `s` at `at` if it is all ASCII (as many bytes as chars); false, with bytes left behind, if not. */
+  private ascii(s: string, at: number): boolean {
+    const len = s.length;
+    if (at + len > this.buf.length) this.ensure(at + len - this.pos);
+    const b = this.buf;
+    for (let i = 0; i < len; i++) {
+      const c = s.charCodeAt(i);
+      if (c > 127) return false;
+      b[at + i] = c;
+    }
+    return true;
+  }
+
+  /** A string's UTF-8 length and bytes, at `pos`. */
+  private utf8(s: string): void {
     const n = Buffer.byteLength(s);
     this.varint(n);
     this.ensure(n);
@@ -160,9 +181,40 @@ export class ProtoWriter {
     this.buf[p] = v;
   }
 
-  /** AnyValue (common.proto): string 1, bool 2, int 3, double 4, array 5. */
+  /**
+   * Opens an embedded message expected to take 128 to 16383 bytes (a span): two bytes are kept for its
+   * length, so that `endLarge` need not move it.
+   */
+  beginLarge(field: number): number {
+    this.tag(field, WIRE_LEN);
+    this.ensure(2);
+    const mark = this.pos;
+    this.pos += 2;
+    return mark;
+  }
+
+  endLarge(mark: number): void {
+    const len = this.pos - mark - 2;
+    if (len >= 128 && len < 16384) {
+      this.buf[mark] = (len % 128) | 128;
+      this.buf[mark + 1] = len >>> 7;
+      return;
+    }
+    // Shorter or longer than expected: moved to where a one-byte length would have left it, then ended so.
+    this.buf.copyWithin(mark + 1, mark + 2, this.pos);
+    this.pos--;
+    this.end(mark);
+  }
+
+  /** AnyValue (common.proto) in field `field`. */
   anyValue(field: number, v: AttrValue): void {
     const m = this.begin(field);
+    this.anyValueBody(v);
+    this.end(m);
+  }
+
+  /** AnyValue's fields: string 1, bool 2, int 3, double 4, array 5. */
+  private anyValueBody(v: AttrValue): void {
     if (typeof v === 'string') this.stringField(1, v);
     else if (typeof v === 'boolean') this.varintField(2, v ? 1 : 0);
     else if (typeof v === 'number') this.number(v);
@@ -171,7 +223,6 @@ export class ProtoWriter {
       for (const s of v) this.anyValue(1, s);
       this.end(arr);
     }
-    this.end(m);
   }
 
   private number(v: number): void {
@@ -196,8 +247,15 @@ export class ProtoWriter {
   /** One KeyValue in the repeated field `field`. */
   attr(field: number, key: string, v: AttrValue): void {
     const m = this.begin(field);
-    this.raw(keyBytes(key));
-    this.anyValue(2, v);
+    // The key's field and the value's tag, kept encoded; one byte is left for the value's length.
+    const k = keyBytes(key);
+    const n = k.length;
+    this.ensure(n + 1);
+    const at = this.pos;
+    this.buf.set(k, at);
+    this.pos = at + n + 1;
+    this.anyValueBody(v);
+    this.end(at + n);
     this.end(m);
   }
 
@@ -210,11 +268,18 @@ export class ProtoWriter {
   }
 }
 
+/** A lowercase hex digit's value. */
+function nibble(c: number): number {
+  return c <= 57 ? c - 48 : c - 87;
+}
+
+/** KeyValue.key (1) with `key`, then the tag of KeyValue.value (2). */
 function keyBytes(key: string): Buffer {
   let b = KEYS.get(key);
   if (b !== undefined) return b;
   const w = new ProtoWriter(key.length * 3 + 8);
   w.stringField(1, key);
+  w.tag(2, WIRE_LEN);
   b = w.take();
   if (KEYS.size < MAX_KEYS) KEYS.set(key, b);
   return b;

@@ -1,14 +1,10 @@
 // Spans as the gateway keeps them: ids and a start time while the call runs, then the whole span
-// written in OTLP protobuf at its end (proto-writer.ts) and queued for the official OTLP exporter's
-// transport. The queue is bounded; what does not fit, or fails to export, is counted, never waited on.
+// written in OTLP protobuf at its end (proto-writer.ts) straight into the export queue (queue.ts).
+// Ids are kept as the lowercase hex the `traceparent` header carries; the writer turns them into bytes.
 import { randomFillSync } from 'node:crypto';
-import { type AttrValue, ProtoWriter } from './proto-writer.ts';
-import type { RemoteParent, TelemetryDeps } from './types.ts';
-
-/** Spans waiting for export or being exported, at most; past it new spans are dropped (and counted). */
-export const MAX_QUEUE = 2048;
-/** Spans per export request. */
-export const MAX_BATCH = 512;
+import type { AttrValue, ProtoWriter } from './proto-writer.ts';
+import type { SpanQueue } from './queue.ts';
+import type { RemoteParent } from './types.ts';
 
 /** OTLP SpanKind values (the API's enum plus one). */
 export const KIND_SERVER = 2;
@@ -19,11 +15,9 @@ export const KIND_CONSUMER = 5;
 export const STATUS_ERROR = 2;
 
 export interface OpenSpan {
-  traceId: Buffer;
-  /** The trace id as hex, for headers and the log row. */
   traceHex: string;
-  spanId: Buffer;
-  parentSpanId: Buffer | undefined;
+  spanHex: string;
+  parentHex: string | undefined;
   parentRemote: boolean;
   traceState: string | undefined;
   sampled: boolean;
@@ -37,27 +31,25 @@ export interface AttrSink {
   put(key: string, value: AttrValue | null | undefined): void;
 }
 
-// Random ids drawn from one buffer filled in bulk: a call needs three or four of them.
-const POOL = 8192;
-let pool = Buffer.allocUnsafe(0);
+// Random ids cut from one hex string made in bulk: a call needs three or four of them.
+const POOL_BYTES = 4096;
+let pool = '';
 let poolAt = 0;
+const ZERO_TRACE = '0'.repeat(32);
+const ZERO_SPAN = '0'.repeat(16);
 
-function randomId(size: 8 | 16): Buffer {
-  if (poolAt + size > pool.length) {
-    pool = randomFillSync(Buffer.allocUnsafeSlow(POOL));
+function randomHex(chars: 16 | 32): string {
+  if (poolAt + chars > pool.length) {
+    pool = randomFillSync(Buffer.allocUnsafe(POOL_BYTES)).toString('hex');
     poolAt = 0;
   }
-  // Each id a view of the pool, never reused: the pool is replaced, not refilled, once drawn.
-  const id = pool.subarray(poolAt, poolAt + size);
-  poolAt += size;
+  const id = pool.slice(poolAt, poolAt + chars);
+  poolAt += chars;
   // An all-zero id is invalid; 2^-64 is rare enough that setting one bit when it happens is enough.
-  if (id[0] === 0 && id.readBigUInt64LE(0) === 0n) id[size - 1] = 1;
-  return id;
+  return id === ZERO_SPAN || id === ZERO_TRACE ? `${id.slice(0, -1)}1` : id;
 }
 
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
-const ZERO_TRACE = '0'.repeat(32);
-const ZERO_SPAN = '0'.repeat(16);
 
 /** The caller's span from W3C trace context headers; undefined when absent or malformed. */
 export function parseTraceparent(
@@ -70,21 +62,18 @@ export function parseTraceparent(
   if (m[2] === ZERO_TRACE || m[3] === ZERO_SPAN) return undefined;
   const ts = Array.isArray(state) ? state.join(',') : state;
   return {
-    traceId: Buffer.from(m[2], 'hex'),
     traceHex: m[2],
-    spanId: Buffer.from(m[3], 'hex'),
+    spanHex: m[3],
     sampled: (Number.parseInt(m[4], 16) & 1) === 1,
     traceState: ts === undefined || ts.trim() === '' ? undefined : ts.trim(),
   };
 }
 
 export function openRoot(parent: RemoteParent | undefined, sampled: boolean, start: number): OpenSpan {
-  const traceId = parent?.traceId ?? randomId(16);
   return {
-    traceId,
-    traceHex: parent?.traceHex ?? traceId.toString('hex'),
-    spanId: randomId(8),
-    parentSpanId: parent?.spanId,
+    traceHex: parent?.traceHex ?? randomHex(32),
+    spanHex: randomHex(16),
+    parentHex: parent?.spanHex,
     parentRemote: parent !== undefined,
     traceState: parent?.traceState,
     sampled,
@@ -94,10 +83,9 @@ export function openRoot(parent: RemoteParent | undefined, sampled: boolean, sta
 
 export function openChild(parent: OpenSpan, start: number): OpenSpan {
   return {
-    traceId: parent.traceId,
     traceHex: parent.traceHex,
-    spanId: randomId(8),
-    parentSpanId: parent.spanId,
+    spanHex: randomHex(16),
+    parentHex: parent.spanHex,
     parentRemote: false,
     traceState: parent.traceState,
     sampled: parent.sampled,
@@ -106,7 +94,7 @@ export function openChild(parent: OpenSpan, start: number): OpenSpan {
 }
 
 export function traceparentOf(s: OpenSpan): string {
-  return `00-${s.traceHex}-${s.spanId.toString('hex')}-${s.sampled ? '01' : '00'}`;
+  return `00-${s.traceHex}-${s.spanHex}-${s.sampled ? '01' : '00'}`;
 }
 
 /** Puts a span's trace context on an outgoing request. */
@@ -119,120 +107,69 @@ export function injectContext(s: OpenSpan, headers: Record<string, string>): voi
 const FLAG_HAS_IS_REMOTE = 0x100;
 const FLAG_IS_REMOTE = 0x200;
 
-export interface SpanEnd {
-  name: string;
-  kind: number;
-  /** performance.now() time. */
-  end: number;
-  status?: { code: number; message?: string };
-  /** The call that created this work, when it runs in a trace of its own (trace.proto `Span.Link`). */
-  link?: RemoteParent;
-  attributes(sink: AttrSink): void;
-}
-
-/** Writes one finished span (trace.proto `Span`) as the body of a ScopeSpans.spans entry. */
+/**
+ * Writes finished spans (trace.proto `Span`) into the queue, one at a time: `open` writes what comes
+ * before the attributes, the AttrSink methods the attributes, `close` the rest and queues the span.
+ */
 export class SpanWriter implements AttrSink {
-  private readonly w = new ProtoWriter();
+  private w: ProtoWriter | undefined;
   private readonly origin = performance.timeOrigin;
 
+  constructor(private readonly queue: SpanQueue) {}
+
+  /**
+   * The span's name is `name`, or `name model` (the conventions' `{operation} {model}`) when a model
+   * is given. False when the queue is full: the span is dropped (and counted), and nothing more is to
+   * be written.
+   */
+  open(s: OpenSpan, name: string, model: string | undefined, kind: number, end: number): boolean {
+    const w = this.queue.open();
+    this.w = w;
+    if (w === undefined) return false;
+    w.hexField(1, s.traceHex);
+    w.hexField(2, s.spanHex);
+    if (s.traceState !== undefined) w.stringField(3, s.traceState);
+    if (s.parentHex !== undefined) w.hexField(4, s.parentHex);
+    if (model === undefined) w.stringField(5, name);
+    else w.joinedField(5, name, model);
+    w.varintField(6, kind);
+    w.timeField(7, this.origin + s.start);
+    w.timeField(8, this.origin + end);
+    return true;
+  }
+
   set(key: string, value: AttrValue): void {
-    this.w.attr(9, key, value);
+    this.w?.attr(9, key, value);
   }
 
   put(key: string, value: AttrValue | null | undefined): void {
-    if (value !== undefined && value !== null && value !== '') this.w.attr(9, key, value);
+    if (value !== undefined && value !== null && value !== '') this.w?.attr(9, key, value);
   }
 
-  write(s: OpenSpan, e: SpanEnd): Buffer {
+  /**
+   * The span's status (an error's code, with a message for the server span) and the call that created
+   * its work when it runs in a trace of its own (trace.proto `Span.Link`).
+   */
+  close(s: OpenSpan, status: number | undefined, message: string | undefined, link: RemoteParent | undefined): void {
     const w = this.w;
-    w.pos = 0;
-    w.bytesField(1, s.traceId);
-    w.bytesField(2, s.spanId);
-    if (s.traceState !== undefined) w.stringField(3, s.traceState);
-    if (s.parentSpanId !== undefined) w.bytesField(4, s.parentSpanId);
-    w.stringField(5, e.name);
-    w.varintField(6, e.kind);
-    w.timeField(7, this.origin + s.start);
-    w.timeField(8, this.origin + e.end);
-    e.attributes(this);
-    if (e.link !== undefined) {
+    if (w === undefined) return;
+    this.w = undefined;
+    if (link !== undefined) {
       const l = w.begin(13);
-      w.bytesField(1, e.link.traceId);
-      w.bytesField(2, e.link.spanId);
-      if (e.link.traceState !== undefined) w.stringField(3, e.link.traceState);
+      w.hexField(1, link.traceHex);
+      w.hexField(2, link.spanHex);
+      if (link.traceState !== undefined) w.stringField(3, link.traceState);
       // Link.flags: the linked span's sampled flag, and that it is remote (another call's).
-      w.fixed32Field(6, (e.link.sampled ? 1 : 0) | FLAG_HAS_IS_REMOTE | FLAG_IS_REMOTE);
+      w.fixed32Field(6, (link.sampled ? 1 : 0) | FLAG_HAS_IS_REMOTE | FLAG_IS_REMOTE);
       w.end(l);
     }
-    if (e.status !== undefined) {
+    if (status !== undefined) {
       const m = w.begin(15);
-      if (e.status.message !== undefined) w.stringField(2, e.status.message);
-      w.varintField(3, e.status.code);
+      if (message !== undefined) w.stringField(2, message);
+      w.varintField(3, status);
       w.end(m);
     }
     w.fixed32Field(16, (s.sampled ? 1 : 0) | FLAG_HAS_IS_REMOTE | (s.parentRemote ? FLAG_IS_REMOTE : 0));
-    return w.take();
-  }
-}
-
-/** The export side the queue hands batches to: the official OTLP exporter, wrapped (exporter.ts). */
-export interface BatchExporter {
-  export(spans: Buffer[], done: (ok: boolean) => void): void;
-  shutdown(): Promise<void>;
-}
-
-/**
- * Spans waiting for export. A batch goes when it is full or a second after its first span; exports
- * run one after another's start without waiting, bounded by MAX_QUEUE spans queued or in flight.
- */
-export class SpanQueue {
-  private waiting: Buffer[] = [];
-  private inFlight = 0;
-  private timer: NodeJS.Timeout | undefined;
-  private readonly exports = new Set<Promise<void>>();
-
-  constructor(
-    private readonly exporter: BatchExporter,
-    private readonly deps: TelemetryDeps,
-    private readonly delayMs = 1000,
-  ) {}
-
-  push(span: Buffer): void {
-    if (this.waiting.length + this.inFlight >= MAX_QUEUE) {
-      this.deps.onDropped(1, 'queue_full');
-      return;
-    }
-    this.waiting.push(span);
-    if (this.waiting.length >= MAX_BATCH) this.send();
-    else this.timer ??= setTimeout(() => this.send(), this.delayMs).unref();
-  }
-
-  private send(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
-    while (this.waiting.length > 0) {
-      const batch = this.waiting.splice(0, MAX_BATCH);
-      this.inFlight += batch.length;
-      const done = new Promise<void>((resolve) => {
-        this.exporter.export(batch, (ok) => {
-          this.inFlight -= batch.length;
-          if (!ok) this.deps.onDropped(batch.length, 'export_failed');
-          resolve();
-        });
-      });
-      this.exports.add(done);
-      void done.then(() => this.exports.delete(done));
-    }
-  }
-
-  /** Sends what waits and resolves when every export started so far has settled. */
-  async flush(): Promise<void> {
-    this.send();
-    await Promise.all([...this.exports]);
-  }
-
-  async shutdown(): Promise<void> {
-    await this.flush();
-    await this.exporter.shutdown();
+    this.queue.close();
   }
 }

@@ -12,12 +12,12 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import type { TelemetryConfig } from '../config.ts';
 import { gatewayVersion } from '../util/version.ts';
-import { otlpSpanExporter, traceRequestEncoder } from './exporter.ts';
+import { otlpSpanExporter, traceEnvelope } from './exporter.ts';
 import { tracingFeature } from './feature.ts';
 import { traceLinks } from './links.ts';
 import type { AttrValue } from './proto-writer.ts';
+import { SpanQueue } from './queue.ts';
 import { resourceOf } from './resource.ts';
-import { SpanQueue } from './spans.ts';
 import type { Sampling, Telemetry, TelemetryDeps } from './types.ts';
 
 export async function startTracing(config: TelemetryConfig, deps: TelemetryDeps): Promise<Telemetry> {
@@ -26,8 +26,8 @@ export async function startTracing(config: TelemetryConfig, deps: TelemetryDeps)
   for (const [k, v] of Object.entries(resource.attributes)) {
     if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') attrs[k] = v;
   }
-  const encode = traceRequestEncoder(attrs, { name: 'switchyard', version: gatewayVersion() });
-  const queue = new SpanQueue(await otlpSpanExporter(config, encode), deps);
+  const envelope = traceEnvelope(attrs, { name: 'switchyard', version: gatewayVersion() });
+  const queue = new SpanQueue(await otlpSpanExporter(config, envelope), deps);
   const sampling = samplingOf(config);
   return {
     feature: tracingFeature(sampling, queue, new Set(config.noPropagation), config, deps),
@@ -58,8 +58,12 @@ export function samplingOf(config: TelemetryConfig): Sampling {
     default:
       root = new AlwaysOnSampler();
   }
+  // The SDK's always-on and always-off samplers decide the same for every trace; asking them per call
+  // would only cost their arguments and their answer.
+  const fixed = root instanceof AlwaysOnSampler ? true : root instanceof AlwaysOffSampler ? false : undefined;
   return (parent, traceIdHex, name) => {
     if (parentBased && parent !== undefined) return parent.sampled;
+    if (fixed !== undefined) return fixed;
     return (
       root.shouldSample(ROOT_CONTEXT, traceIdHex, name, SpanKind.SERVER, {}, []).decision ===
       SamplingDecision.RECORD_AND_SAMPLED

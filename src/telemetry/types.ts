@@ -4,9 +4,9 @@ import type { TraceLinks } from '../ports/trace-links.ts';
 
 /** A caller's span, from its `traceparent`. */
 export interface RemoteParent {
-  traceId: Buffer;
+  /** Lowercase hex, as the header has it. */
   traceHex: string;
-  spanId: Buffer;
+  spanHex: string;
   sampled: boolean;
   traceState: string | undefined;
 }
