@@ -22,8 +22,10 @@ export interface TelemetryConfig {
   captureContent: boolean;
   /** False with OTEL_TRACES_EXPORTER=none (metrics only). */
   traces: boolean;
-  /** OTEL_METRICS_EXPORTER=otlp: the metrics URL (`.../v1/metrics`, over http/protobuf); null when off. */
+  /** OTEL_METRICS_EXPORTER=otlp: the metrics URL (`.../v1/metrics` over http/protobuf, the base over grpc); null when off. */
   metricsUrl: string | null;
+  /** OTEL_EXPORTER_OTLP_METRICS_PROTOCOL, else OTEL_EXPORTER_OTLP_PROTOCOL. */
+  metricsProtocol: 'http/protobuf' | 'grpc';
   /** OTEL_METRIC_EXPORT_INTERVAL: how often metrics are sent. */
   metricsIntervalMs: number;
 }
@@ -87,11 +89,10 @@ export function parseTelemetry(env: NodeJS.ProcessEnv): TelemetryConfig | null {
     throw new Error(
       'OTEL_METRICS_EXPORTER=otlp needs OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_METRICS_ENDPOINT',
     );
-  // Metrics go over http/protobuf only: a grpc base address would be the wrong port for them.
-  if (metricsExporter === 'otlp' && metricsOwn === null && protocol === 'grpc')
-    throw new Error(
-      'OTEL_METRICS_EXPORTER=otlp with grpc traces needs OTEL_EXPORTER_OTLP_METRICS_ENDPOINT (http/protobuf)',
-    );
+  const metricsProtocol =
+    nonEmpty(env.OTEL_EXPORTER_OTLP_METRICS_PROTOCOL) ?? nonEmpty(env.OTEL_EXPORTER_OTLP_PROTOCOL) ?? 'http/protobuf';
+  if (metricsProtocol !== 'http/protobuf' && metricsProtocol !== 'grpc')
+    throw new Error(`OTEL_EXPORTER_OTLP_METRICS_PROTOCOL must be http/protobuf or grpc, got "${metricsProtocol}"`);
   const tracesExporter = (nonEmpty(env.OTEL_TRACES_EXPORTER) ?? 'otlp').toLowerCase();
   if (tracesExporter !== 'none' && tracesExporter !== 'otlp')
     throw new Error(`OTEL_TRACES_EXPORTER must be otlp or none, got "${tracesExporter}"`);
@@ -120,7 +121,11 @@ export function parseTelemetry(env: NodeJS.ProcessEnv): TelemetryConfig | null {
     ),
     traces: tracesExporter === 'otlp',
     metricsUrl:
-      metricsExporter !== 'otlp' ? null : (metricsOwn ?? `${(base as string).replace(/\/+$/, '')}/v1/metrics`),
+      metricsExporter !== 'otlp'
+        ? null
+        : (metricsOwn ??
+          (metricsProtocol === 'grpc' ? (base as string) : `${(base as string).replace(/\/+$/, '')}/v1/metrics`)),
+    metricsProtocol,
     metricsIntervalMs,
   };
 }

@@ -4,7 +4,7 @@
 // never registered as the global one; loaded only by index.ts, and only when asked for.
 import type { Attributes } from '@opentelemetry/api';
 import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
-import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
+import { MeterProvider, PeriodicExportingMetricReader, type PushMetricExporter } from '@opentelemetry/sdk-metrics';
 import type { TelemetryConfig } from '../config.ts';
 import type { AfterResponseHook } from '../pipeline/hooks.ts';
 import type { CallRecord } from '../pipeline/types.ts';
@@ -31,9 +31,20 @@ function operationOf(requestType: string): string {
   return requestType.includes('embedding') ? 'embeddings' : requestType;
 }
 
-export function startMetrics(config: TelemetryConfig, metricsUrl: string): GenAiMetrics {
+/** The official OTLP metric exporter for the configured transport; grpc's is loaded only when asked for. */
+async function metricExporter(config: TelemetryConfig, url: string): Promise<PushMetricExporter> {
+  if (config.metricsProtocol !== 'grpc')
+    return new OTLPMetricExporter({ url, headers: config.headers, timeoutMillis: config.timeoutMs });
+  const { OTLPMetricExporter: GrpcMetricExporter } = await import('@opentelemetry/exporter-metrics-otlp-grpc');
+  const { createEmptyMetadata } = await import('@opentelemetry/otlp-grpc-exporter-base');
+  const metadata = createEmptyMetadata();
+  for (const [k, v] of Object.entries(config.headers)) metadata.set(k, v);
+  return new GrpcMetricExporter({ url, metadata, timeoutMillis: config.timeoutMs });
+}
+
+export async function startMetrics(config: TelemetryConfig, metricsUrl: string): Promise<GenAiMetrics> {
   const reader = new PeriodicExportingMetricReader({
-    exporter: new OTLPMetricExporter({ url: metricsUrl, headers: config.headers, timeoutMillis: config.timeoutMs }),
+    exporter: await metricExporter(config, metricsUrl),
     exportIntervalMillis: config.metricsIntervalMs,
     exportTimeoutMillis: Math.min(config.timeoutMs, config.metricsIntervalMs),
   });

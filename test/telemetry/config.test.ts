@@ -20,6 +20,17 @@ it('the general endpoint gets /v1/traces; the traces endpoint is taken as it is'
   assert.equal(both?.tracesUrl, 'http://t:9999/custom');
   const grpc = telemetry({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' });
   assert.deepEqual([grpc?.protocol, grpc?.tracesUrl], ['grpc', 'http://c:4317']);
+  // Metrics take the general protocol (or their own) and, over grpc, the base address as it is.
+  const metrics = (more: Record<string, string>) =>
+    telemetry({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4317', OTEL_METRICS_EXPORTER: 'otlp', ...more });
+  const m1 = metrics({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' });
+  assert.deepEqual([m1?.metricsProtocol, m1?.metricsUrl], ['grpc', 'http://c:4317']);
+  const m2 = metrics({ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' });
+  assert.deepEqual(
+    [m2?.protocol, m2?.metricsProtocol, m2?.metricsUrl],
+    ['grpc', 'http/protobuf', 'http://c:4317/v1/metrics'],
+  );
+  assert.throws(() => metrics({ OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: 'http/json' }), /METRICS_PROTOCOL/);
 });
 
 it('headers, resource attributes, sampler and the vendors kept out of propagation', () => {

@@ -1,13 +1,15 @@
 // An OTLP/gRPC collector on loopback for tests: a real @grpc/grpc-js server implementing the
-// collector's TraceService/Export, each request decoded with the official definitions through the
-// HTTP receiver's decoder (otlp-receiver.ts), so both transports are checked against the same thing.
+// collector's TraceService/Export and MetricsService/Export, each request decoded with the official
+// definitions through the HTTP receiver's decoders (otlp-receiver.ts), so both transports are checked
+// against the same thing.
 import * as grpc from '@grpc/grpc-js';
-import { decodeTraces, type ReceivedSpan } from './otlp-receiver.ts';
+import { decodeMetrics, decodeTraces, type ReceivedPoint, type ReceivedSpan } from './otlp-receiver.ts';
 
 export interface GrpcReceiver {
   /** `http://127.0.0.1:port`, as OTEL_EXPORTER_OTLP_ENDPOINT takes a gRPC collector. */
   url: string;
   spans: ReceivedSpan[];
+  points: ReceivedPoint[];
   /** The metadata of each Export call, in order of arrival. */
   metadata: Array<Record<string, string>>;
   waitFor(pick: (s: ReceivedSpan[]) => boolean, ms?: number): Promise<ReceivedSpan[]>;
@@ -17,24 +19,27 @@ export interface GrpcReceiver {
 // The bytes pass through as they are: decoding is the receiver's part, with the official definitions.
 const asIs = (b: Buffer): Buffer => b;
 
-const TRACE_SERVICE: grpc.ServiceDefinition = {
+/** A collector service's unary Export; its response with no partial_success is the empty message. */
+const exportService = (path: string): grpc.ServiceDefinition => ({
   Export: {
-    path: '/opentelemetry.proto.collector.trace.v1.TraceService/Export',
+    path,
     requestStream: false,
     responseStream: false,
     requestSerialize: asIs,
     requestDeserialize: asIs,
-    // ExportTraceServiceResponse with no partial_success: the empty message.
     responseSerialize: asIs,
     responseDeserialize: asIs,
   },
-};
+});
+const TRACE_SERVICE = exportService('/opentelemetry.proto.collector.trace.v1.TraceService/Export');
+const METRICS_SERVICE = exportService('/opentelemetry.proto.collector.metrics.v1.MetricsService/Export');
 
 export async function startGrpcReceiver(): Promise<GrpcReceiver> {
   const server = new grpc.Server();
   const receiver: GrpcReceiver = {
     url: '',
     spans: [],
+    points: [],
     metadata: [],
     async waitFor(pick, ms = 10_000) {
       const until = Date.now() + ms;
@@ -49,19 +54,21 @@ export async function startGrpcReceiver(): Promise<GrpcReceiver> {
         server.tryShutdown(() => resolve());
       }),
   };
-  server.addService(TRACE_SERVICE, {
-    Export(call: grpc.ServerUnaryCall<Buffer, Buffer>, callback: grpc.sendUnaryData<Buffer>) {
+  const exporting =
+    (take: (body: Buffer) => void) =>
+    (call: grpc.ServerUnaryCall<Buffer, Buffer>, callback: grpc.sendUnaryData<Buffer>) => {
       const md: Record<string, string> = {};
       for (const [k, v] of Object.entries(call.metadata.getMap())) md[k] = String(v);
       receiver.metadata.push(md);
       try {
-        receiver.spans.push(...decodeTraces(call.request));
+        take(call.request);
         callback(null, Buffer.alloc(0));
       } catch (err) {
         callback({ code: grpc.status.INVALID_ARGUMENT, details: String(err) });
       }
-    },
-  });
+    };
+  server.addService(TRACE_SERVICE, { Export: exporting((b) => receiver.spans.push(...decodeTraces(b))) });
+  server.addService(METRICS_SERVICE, { Export: exporting((b) => receiver.points.push(...decodeMetrics(b))) });
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) =>
       err ? reject(err) : resolve(p),
