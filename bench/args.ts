@@ -17,17 +17,20 @@ export interface BenchOptions {
   limits: boolean;
   /** With --profile: an org guardrail policy that scans every streamed delta (bench/feature-load.ts). */
   guardrails: boolean;
+  /** With --profile: ms the fake waits between stream records (`pace-<ms>`), 0 for none. */
+  paceMs: number;
   help: boolean;
 }
 
 export const USAGE = `usage: npm run bench -- [--quick] [--peer portkey] [--no-floor] [--duration <s>] [--warmup <s>] [--soak <s>]
-                        [--loadgen auto|wrk|autocannon] [--only <id,id>] [--profile [--limits] [--guardrails]]
+                        [--loadgen auto|wrk|autocannon] [--only <id,id>] [--profile [--limits] [--guardrails] [--pace <ms>]]
   --quick     2 s runs, 1 s warm-ups, 10 s soak (about two minutes in all)
   --peer      also run scenarios 1-2 through a peer gateway (portkey: installed into bench/peers/portkey)
   --no-floor  leave out the bare node:http + undici proxy (bench/floor-proxy.ts) the gateway is compared with
   --profile   run pass-through load against a gateway started with node --cpu-prof and print its hottest functions
   --limits    with --profile: an org budget and rate limits on the bench key, none of which refuses
-  --guardrails with --profile: an org guardrail policy (output pii mask, one input check) that never matches`;
+  --guardrails with --profile: an org guardrail policy (output pii mask, one input check) that never matches
+  --pace      with --profile: the fake waits this many ms between stream records (each delta its own read)`;
 
 export function parseArgs(argv: string[]): BenchOptions {
   const o: BenchOptions = {
@@ -41,6 +44,7 @@ export function parseArgs(argv: string[]): BenchOptions {
     profile: false,
     limits: false,
     guardrails: false,
+    paceMs: 0,
     help: false,
   };
   const value = (i: number, flag: string): string => {
@@ -99,6 +103,9 @@ export function parseArgs(argv: string[]): BenchOptions {
         break;
       case '--guardrails':
         o.guardrails = true;
+        break;
+      case '--pace':
+        o.paceMs = seconds(value(i++, a), a);
         break;
       case '--help':
       case '-h':

@@ -113,7 +113,9 @@ async function profile(o: BenchOptions): Promise<void> {
     for (const id of o.only.length > 0 ? o.only : ['passthrough', 'passthrough-stream']) {
       const s = SCENARIOS.find((x) => x.id === id);
       if (!s) continue;
-      const r = await gen.run({ ...s.gateway(gateway.url), connections: 32, durationSec: o.durationSec * 2 });
+      const spec = s.gateway(gateway.url);
+      const body = o.paceMs > 0 ? spec.body.replaceAll('chunks-20', `chunks-20-pace-${o.paceMs}`) : spec.body;
+      const r = await gen.run({ ...spec, body, connections: 32, durationSec: o.durationSec * 2 });
       log(`  ${id}: ${Math.round(r.rps)} rps, p50 ${r.p50Ms.toFixed(3)} ms (${r.non2xx + r.errors} failed)`);
     }
     await gateway.proc.stop();
