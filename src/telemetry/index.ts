@@ -16,7 +16,9 @@ export async function startTelemetry(
   if (config === null) return undefined;
   const tracing = config.traces ? await (await import('./tracing.ts')).startTracing(config, deps) : undefined;
   const metrics =
-    config.metricsUrl === null ? undefined : await (await import('./metrics.ts')).startMetrics(config, config.metricsUrl);
+    config.metricsUrl === null
+      ? undefined
+      : await (await import('./metrics.ts')).startMetrics(config, config.metricsUrl);
   const feature: PipelineFeature = {
     ...(tracing?.feature.beforeRoute ? { beforeRoute: tracing.feature.beforeRoute } : {}),
     ...(metrics ? { afterResponse: metrics.afterResponse } : {}),
