@@ -3,10 +3,10 @@
 import cluster from 'node:cluster';
 import { setFlagsFromString } from 'node:v8';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../app.ts';
 import { type Config, loadConfig } from '../config.ts';
 import { trimHeapWhenIdle } from './idle-heap.ts';
 import { runPrimary } from './workers.ts';
+import { capYoungGeneration, type YoungGenerationCap } from './young-generation.ts';
 
 /** Flags of `switchyard serve`; each one given wins over its SWITCHYARD_* variable. */
 export interface ServeOptions {
@@ -57,9 +57,10 @@ const FINISH_MS = 5_000;
 // every collection, so it can be set here; a value given in NODE_OPTIONS or on the command line wins.
 const HEAP_GROWING_PERCENT = 50;
 
-function tuneHeap(): void {
+function tuneHeap(): YoungGenerationCap {
   const given = `${process.env.NODE_OPTIONS ?? ''} ${process.execArgv.join(' ')}`;
   if (!given.includes('heap-growing-percent')) setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+  return capYoungGeneration();
 }
 
 export async function serveCommand(opts: ServeOptions = {}): Promise<number | undefined> {
@@ -67,7 +68,10 @@ export async function serveCommand(opts: ServeOptions = {}): Promise<number | un
   // Workers are forked with this process's arguments, so each one reads the same flags.
   const { workers } = loadConfig(process.env, overrides);
   if (workers > 1 && cluster.isPrimary) return runPrimary(workers);
-  tuneHeap();
+  const young = tuneHeap();
+  // Loaded once the heap is tuned: evaluating the gateway's modules is what first grows the young
+  // generation, and a space grown past the cap would stay that size until the next quiet spell.
+  const { buildApp } = await import('../app.ts');
   const app = await buildApp({ config: overrides });
   const { config, bootstrap } = app.svc;
   const generated = bootstrap.generatedAdminKey;
@@ -97,6 +101,7 @@ export async function serveCommand(opts: ServeOptions = {}): Promise<number | un
     throw err;
   }
   app.log.info({ storage: app.svc.dialect }, 'switchyard ready');
+  young.started();
   trimHeapWhenIdle();
   // One banner per gateway, not one per worker.
   if (config.workerId === null || config.workerId === 1) process.stdout.write(banner(app));

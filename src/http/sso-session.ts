@@ -64,7 +64,9 @@ export function sessionTokenOf(request: FastifyRequest): string | undefined {
 
 export class SessionGate {
   readonly #store: UserStore;
-  readonly #recent = new LRUCache<string, Resolved | false>({ max: 20_000, ttl: SESSION_LOOKUP_TTL_MS });
+  // lru-cache allocates its arrays for all `max` entries when made (~0.7 MB); a gateway whose
+  // dashboard nobody signs in to never needs them.
+  #recentCache: LRUCache<string, Resolved | false> | undefined;
   readonly #pending = new Map<string, Promise<Resolved | false>>();
 
   constructor(store: UserStore) {
@@ -88,7 +90,7 @@ export class SessionGate {
   async end(token: string): Promise<void> {
     const hash = sha256(token);
     await this.#store.endSession(hash);
-    this.#recent.delete(hash);
+    this.#recentCache?.delete(hash);
   }
 
   /** Who the session is, and whether this request may act with it (a write needs the CSRF token). */
@@ -101,7 +103,7 @@ export class SessionGate {
   }
 
   #resolve(hash: string): Resolved | false | Promise<Resolved | false> {
-    const hit = this.#recent.get(hash);
+    const hit = this.#recentCache?.get(hash);
     if (hit !== undefined) return hit;
     let p = this.#pending.get(hash);
     if (!p) {
@@ -116,8 +118,13 @@ export class SessionGate {
     const resolved: Resolved | false = s?.user.active
       ? { principal: principalOfUser(s.user), csrfHash: s.csrfHash }
       : false;
-    this.#recent.set(hash, resolved);
+    this.#recent().set(hash, resolved);
     return resolved;
+  }
+
+  #recent(): LRUCache<string, Resolved | false> {
+    this.#recentCache ??= new LRUCache({ max: 20_000, ttl: SESSION_LOOKUP_TTL_MS });
+    return this.#recentCache;
   }
 }
 

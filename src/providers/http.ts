@@ -7,17 +7,16 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { request, errors as undiciErrors } from 'undici';
 import type { UpstreamErrorInfo } from '../ir/types.ts';
 import type { HttpHeaders } from '../util/http-headers.ts';
 import { EventStreamDecoder } from './bedrock/eventstream.ts';
 import type { UpstreamAnswer } from './capabilities.ts';
 import { dispatchRequest } from './dispatch.ts';
-import { type Lane, laneAgent } from './pools.ts';
+import { type Lane, laneAgent, request, undiciErrors } from './pools.ts';
 import type { HttpMethod, HttpRequestSpec, StreamFraming, UpstreamEvent } from './types.ts';
 
 export { quoted } from './multipart.ts';
-export { guardedFetch } from './pools.ts';
+export { type Agent, guardedFetch, ownAgent, request } from './pools.ts';
 
 const agent = laneAgent('chat');
 

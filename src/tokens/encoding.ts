@@ -39,12 +39,14 @@ export function countTextTokens(text: string): number {
 }
 
 // System prompts, tool schemas and earlier turns are resent on every call of a conversation, so
-// their counts are kept, bounded by total characters held.
-const counts = new LRUCache<string, number>({
-  max: 20_000,
-  maxSize: 16 * 1024 * 1024,
-  sizeCalculation: (_count, text) => text.length,
-});
+// their counts are kept, bounded by total characters held. Made on first use: lru-cache allocates
+// its arrays for all `max` entries at once (~0.6 MB), which a gateway that never counts would hold.
+let counts: LRUCache<string, number> | undefined;
+
+function countCache(): LRUCache<string, number> {
+  counts ??= new LRUCache({ max: 20_000, maxSize: 16 * 1024 * 1024, sizeCalculation: (_count, text) => text.length });
+  return counts;
+}
 
 function sampledCount(text: string): number {
   let cut = SAMPLE_CHARS;
@@ -59,9 +61,10 @@ function sampledCount(text: string): number {
  */
 export function estimateTextTokens(text: string): number {
   if (text.length < CACHE_MIN_CHARS) return countTextTokens(text);
-  const hit = counts.get(text);
+  const cache = countCache();
+  const hit = cache.get(text);
   if (hit !== undefined) return hit;
   const n = text.length > SAMPLE_ABOVE_CHARS ? sampledCount(text) : countTextTokens(text);
-  counts.set(text, n);
+  cache.set(text, n);
   return n;
 }

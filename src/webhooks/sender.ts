@@ -2,7 +2,7 @@
 // whole exchange, keep the first 4 KB of the answer. Connections go through an agent whose DNS
 // lookup refuses forbidden addresses, so a hostname that resolves (or later re-resolves) to a
 // metadata or private address is never dialled. Redirects are not followed: a 3xx is a failure.
-import { Agent, request } from 'undici';
+import { type Agent, ownAgent, request } from '../providers/http.ts';
 import { gatewayVersion } from '../util/version.ts';
 import { createSafeLookup, type UrlPolicyOptions } from './url-policy.ts';
 
@@ -29,7 +29,7 @@ export class WebhookSender {
 
   constructor(opts: SenderOptions) {
     this.#timeoutMs = opts.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
-    this.#agent = new Agent({
+    this.#agent = ownAgent({
       connect: { lookup: createSafeLookup({ denyPrivate: opts.denyPrivate }), timeout: this.#timeoutMs },
       headersTimeout: this.#timeoutMs,
       bodyTimeout: this.#timeoutMs,

@@ -1,0 +1,82 @@
+// Each case runs in a child process: V8 flags belong to the whole process, and the test runner's own
+// heap keeps V8's defaults.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { test } from 'node:test';
+import { promisify } from 'node:util';
+
+const MB = 1024 * 1024;
+const moduleUrl = new URL('./young-generation.ts', import.meta.url).href;
+
+/**
+ * The largest young generation a child reached while allocating objects that survive a while, as a
+ * busy gateway's in-flight calls do. `capMb` goes to capYoungGeneration (none: not called), and
+ * `starting` leaves out the `started()` that serve calls once it listens.
+ */
+async function largestYoung(opts: {
+  capMb?: number;
+  starting?: boolean;
+  worker?: boolean;
+  nodeOptions?: string;
+}): Promise<number> {
+  const code = `
+    import { getHeapSpaceStatistics } from 'node:v8';
+    import { Worker } from 'node:worker_threads';
+    import { capYoungGeneration } from ${JSON.stringify(moduleUrl)};
+    const young = () => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size;
+    const pause = () => new Promise((r) => setImmediate(r));
+    ${opts.capMb === undefined ? '' : `const cap = capYoungGeneration(${opts.capMb * MB});`}
+    ${opts.capMb === undefined || opts.starting ? '' : 'cap.started();'}
+    let kept = [];
+    let largest = 0;
+    const allocate = async (rounds) => {
+      for (let round = 0; round < rounds; round++) {
+        for (let i = 0; i < 2000; i++) {
+          kept.push({ i, s: 'x' + i });
+          if (kept.length > 40000) kept = [];
+        }
+        largest = Math.max(largest, young());
+        await pause();
+      }
+    };
+    await allocate(800);
+    // A worker's heap is set up once the young generation is at the cap.
+    if (${opts.worker === true}) new Worker('setTimeout(() => {}, 100)', { eval: true });
+    await allocate(800);
+    process.stdout.write(String(largest));
+    process.exit(0);`;
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--import', 'tsx', '--input-type=module', '-e', code],
+    { env: { ...process.env, NODE_OPTIONS: opts.nodeOptions ?? '' } },
+  );
+  return Number(stdout);
+}
+
+test('without the cap the young generation grows past 8 MB (what the cap is for)', async () => {
+  assert.ok((await largestYoung({})) > 8 * MB);
+});
+
+test('with the cap it grows to the cap and no further', async () => {
+  const largest = await largestYoung({ capMb: 8 });
+  assert.ok(largest <= 8 * MB, `${largest / MB} MB`);
+  assert.ok(largest >= 4 * MB, `it still grows: ${largest / MB} MB`);
+});
+
+test('while the gateway starts, the space stays within half the cap', async () => {
+  const largest = await largestYoung({ capMb: 8, starting: true });
+  assert.ok(largest <= 4 * MB, `${largest / MB} MB`);
+});
+
+test('a worker thread started later lifts the cap by one doubling at most', async () => {
+  // Its heap set-up resets the factor, and the next collection grows the space before the worker is
+  // online; from then on the factor is set again. The gateway starts its one worker while it starts,
+  // at half the cap, so there the doubling lands on the cap.
+  const largest = await largestYoung({ capMb: 4, worker: true });
+  assert.ok(largest <= 8 * MB, `${largest / MB} MB`);
+});
+
+test('a young generation size given to node wins over the cap', async () => {
+  const largest = await largestYoung({ capMb: 4, nodeOptions: '--max-semi-space-size=8' });
+  assert.ok(largest > 4 * MB, `${largest / MB} MB`);
+});
