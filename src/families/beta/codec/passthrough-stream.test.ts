@@ -46,6 +46,23 @@ test('every event goes out as sent, and usage, text and stop reason are recorded
   assert.equal(s.stopReason, 'tool_use');
 });
 
+test('the stop reason reads as the adapter reads a whole answer: refusal, context window, pause', () => {
+  const cases: Array<[string, string]> = [
+    ['refusal', 'content_filter'],
+    ['model_context_window_exceeded', 'max_tokens'],
+    ['stop_sequence', 'stop_sequence'],
+    ['pause_turn', 'end_turn'],
+  ];
+  for (const [raw, ir] of cases) {
+    const s = summary();
+    new BetaPassthroughStream(s).push(
+      'message_delta',
+      `{"type":"message_delta","delta":{"stop_reason":"${raw}"},"usage":{"output_tokens":3}}`,
+    );
+    assert.equal(s.stopReason, ir, raw);
+  }
+});
+
 test('records without an event name (Bedrock frames) are named after their type', () => {
   const s = summary();
   const relay = new BetaPassthroughStream(s);

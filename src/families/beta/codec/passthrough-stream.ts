@@ -2,20 +2,16 @@
 // upstream's own bytes. Text deltas are scanned for their text; only the few events that carry usage,
 // the stop reason or an error (message_start, message_delta, error, anything unknown) are parsed.
 import type { StreamSummary } from '../../../ir/outcome.ts';
-import type { StopReason } from '../../../ir/types.ts';
 import { isRecord } from '../../../util/json.ts';
 import type { PassthroughStream } from '../../shared/codec.ts';
 import { scanMembers, stringAt, stringMember } from '../../shared/json-scan.ts';
 import { sseRecord, upstreamStreamError } from '../../shared/passthrough.ts';
+import { upstreamStopReason } from './upstream-stop-reason.ts';
 
 const TEXT = ['text'] as const;
 
 /** Events that carry neither usage nor a stop reason nor text. */
 const PLAIN = new Set(['ping', 'content_block_start', 'content_block_stop', 'message_stop']);
-
-function stopReason(r: string): StopReason {
-  return r === 'tool_use' || r === 'max_tokens' || r === 'stop_sequence' ? r : 'end_turn';
-}
 
 export class BetaPassthroughStream implements PassthroughStream {
   readonly #summary: StreamSummary;
@@ -67,7 +63,7 @@ export class BetaPassthroughStream implements PassthroughStream {
       if (typeof u.cache_creation_input_tokens === 'number') summary.usage.cacheWrite = u.cache_creation_input_tokens;
     }
     if (type === 'message_delta' && isRecord(ev.delta) && typeof ev.delta.stop_reason === 'string') {
-      summary.stopReason = stopReason(ev.delta.stop_reason);
+      summary.stopReason = upstreamStopReason(ev.delta.stop_reason);
     }
     if (type === 'error' && isRecord(ev.error)) summary.error = upstreamStreamError(ev.error);
   }
