@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import type { Granularity, GroupBy, Report, ReportPoint } from '../../src/logs/analytics-report.ts';
 import { INFERENCE_REQUEST_TYPES, type RequestTypeFilter } from '../../src/logs/report-request-types.ts';
 import type { RequestLogRow } from '../../src/store/request-logs.ts';
+import { logRow as baseRow } from '../helpers/log-row.ts';
 
 /** A deterministic generator, so a failure reproduces. */
 export function random(seed: number): () => number {
@@ -22,40 +23,19 @@ let seq = 0;
 
 export function logRow(over: Partial<RequestLogRow>): RequestLogRow {
   seq++;
-  return {
+  return baseRow({
     id: `req_fx${String(seq).padStart(8, '0')}${Math.random().toString(36).slice(2, 8)}`,
     requestType: 'chat_completion',
-    orgId: 'org_a',
     projectId: 'proj_1',
-    apiKeyId: null,
-    endUser: null,
-    tags: null,
-    traceId: null,
-    conversationId: null,
     modelRequested: 'gpt-4o',
     modelUsed: 'gpt-4o',
-    provider: 'openai',
-    credentialId: null,
-    statusCode: 200,
     latencyMs: 100,
-    ttfbMs: null,
     inputTokens: 10,
     outputTokens: 5,
-    cacheReadTokens: 0,
-    cacheCreationTokens: 0,
     costUsd: 0.001,
-    error: null,
-    decisionTrace: null,
-    requestBody: null,
-    responseBody: null,
     createdAt: new Date(T0).toISOString(),
-    cache: null,
-    replayOf: null,
-    savedCostUsd: 0,
-    cacheSimilarity: null,
-    cacheShadowMatch: null,
     ...over,
-  };
+  });
 }
 
 const pick = <T>(rnd: () => number, xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)] as T;

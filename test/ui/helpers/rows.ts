@@ -3,43 +3,23 @@
 import type { RequestLogRow } from '../../../src/store/request-logs.ts';
 import { idAt } from '../../../src/util/ids.ts';
 import type { Gateway } from '../../helpers/gateway.ts';
+import { logRow as baseRow } from '../../helpers/log-row.ts';
 
 let n = 0;
 
 export function logRow(gw: Gateway, row: Partial<RequestLogRow> & { createdAt: string }): RequestLogRow {
-  return {
+  return baseRow({
     id: idAt('req', Date.parse(row.createdAt), `ui-row-${n++}`),
     requestType: 'chat_completion',
     orgId: gw.app.svc.bootstrap.orgId,
-    projectId: null,
-    apiKeyId: null,
-    endUser: null,
-    tags: null,
-    traceId: null,
-    conversationId: null,
     modelRequested: 'openai/gpt-4o-mini',
     modelUsed: 'gpt-4o-mini',
-    provider: 'openai',
-    credentialId: null,
-    statusCode: 200,
     latencyMs: 120,
-    ttfbMs: null,
     inputTokens: 10,
     outputTokens: 5,
-    cacheReadTokens: 0,
-    cacheCreationTokens: 0,
     costUsd: 0,
-    error: null,
-    decisionTrace: null,
-    requestBody: null,
-    responseBody: null,
-    cache: null,
-    replayOf: null,
-    savedCostUsd: 0,
-    cacheSimilarity: null,
-    cacheShadowMatch: null,
     ...row,
-  };
+  });
 }
 
 export async function insertRows(gw: Gateway, rows: RequestLogRow[]): Promise<void> {
