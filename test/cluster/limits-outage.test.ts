@@ -38,9 +38,9 @@ describe('Redis paused during a burst, per mode', () => {
       const started = performance.now();
       const nodes = cluster.nodes;
       assert.equal(await nodes[0].addOpenAi(fake.url), 201);
-      const warm = await keyWith(nodes[0], 'warm', { rpm: 1000 });
+      const warm = await keyWith(nodes, 'warm', { rpm: 1000 });
       assert.equal(count(await burst(nodes, 6, warm, chat()), 200), 6);
-      const key = await keyWith(nodes[0], `rpm 30 ${mode}`, { rpm: 30 });
+      const key = await keyWith(nodes, `rpm 30 ${mode}`, { rpm: 30 });
       // Every instance has heard the registry count all three (heartbeats every 2 s).
       await new Promise((r) => setTimeout(r, Math.max(0, 2500 - (performance.now() - started))));
       const from = performance.now();

@@ -19,7 +19,7 @@ describe('exact limits under stress', () => {
     cluster = await startCluster(3, { SWITCHYARD_REDIS_URL: proxy.url });
     assert.equal(await cluster.nodes[0].addOpenAi(fake.url), 201);
     // A first call loads each instance's proxy path: that cost is not what the bursts measure.
-    const warm = await keyWith(cluster.nodes[0], 'warm', { rpm: 1000 });
+    const warm = await keyWith(cluster.nodes, 'warm', { rpm: 1000 });
     assert.deepEqual(await burst(cluster.nodes, 6, warm, chat()), [200, 200, 200, 200, 200, 200]);
   });
   after(async () => {
@@ -33,7 +33,7 @@ describe('exact limits under stress', () => {
   async function rpmRuns(runs: number, tag: string): Promise<number[]> {
     const admitted: number[] = [];
     for (let run = 0; run < runs; run++) {
-      const key = await keyWith(cluster.nodes[0], `rpm 30 ${tag} ${run}`, { rpm: 30 });
+      const key = await keyWith(cluster.nodes, `rpm 30 ${tag} ${run}`, { rpm: 30 });
       const started = performance.now();
       const statuses = await burst(cluster.nodes, 90, key, chat());
       const ms = performance.now() - started;

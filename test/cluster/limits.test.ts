@@ -13,8 +13,8 @@ describe('exact limits across instances', () => {
 
   test('rpm 30, 90 requests round-robin in one burst: exactly 30 admitted', async () => {
     // A first call loads each instance's proxy path, so that the burst below is quick.
-    assert.equal(count(await burst(cluster.nodes, 3, await keyWith(cluster.nodes[0], 'warm', {}), chat()), 200), 3);
-    const key = await keyWith(cluster.nodes[0], 'rpm 30', { rpm: 30 });
+    assert.equal(count(await burst(cluster.nodes, 3, await keyWith(cluster.nodes, 'warm', {}), chat()), 200), 3);
+    const key = await keyWith(cluster.nodes, 'rpm 30', { rpm: 30 });
     const started = performance.now();
     const statuses = await burst(cluster.nodes, 90, key, chat());
     const ms = performance.now() - started;
