@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { type FakeUpstream, startFakeUpstream } from '../../tools/fake-upstream/server.ts';
 import type { GatewayProcess } from '../helpers/gateway-process.ts';
 import { type Cluster, call, chat, type OwnRedis, ok, ownRedis, startCluster, within } from './helpers.ts';
+import { keyKnownEverywhere } from './stress.ts';
 
 async function health(
   g: GatewayProcess,
@@ -38,6 +39,7 @@ describe('Redis outage', () => {
       name: 'limited under load',
       rate_limits: { rpm: 100_000, concurrency: 50 },
     })) as { key: string };
+    await keyKnownEverywhere(nodes, limited.key);
     for (const g of nodes) assert.equal((await health(g)).status, 'ok');
     const statuses: number[] = [];
     let running = true;
@@ -71,6 +73,7 @@ describe('Redis outage', () => {
     const k = (await ok(nodes[0], 'POST', '/manage/v1/api-keys', { name: 'rpm 10', rate_limits: { rpm: 10 } })) as {
       key: string;
     };
+    await keyKnownEverywhere(nodes, k.key);
     const after = await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
         call(nodes[i % nodes.length], 'POST', '/alpha/v1/chat/completions', chat(), k.key).then((r) => r.status),

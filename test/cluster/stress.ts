@@ -94,11 +94,16 @@ export async function keyWith(
   const made = (await ok(nodes[0], 'POST', '/manage/v1/api-keys', { name, rate_limits: rateLimits })) as {
     key: string;
   };
-  await within(10_000, `key "${name}" known on every instance`, async () => {
-    const answers = await Promise.all(nodes.map((n) => call(n, 'GET', '/alpha/v1/models', undefined, made.key)));
+  await keyKnownEverywhere(nodes, made.key);
+  return made.key;
+}
+
+/** Waits until every instance accepts `key` (see keyWith). */
+export async function keyKnownEverywhere(nodes: GatewayProcess[], key: string): Promise<void> {
+  await within(10_000, 'a new key known on every instance', async () => {
+    const answers = await Promise.all(nodes.map((n) => call(n, 'GET', '/alpha/v1/models', undefined, key)));
     return answers.every((a) => a.status === 200) ? true : undefined;
   });
-  return made.key;
 }
 
 /**
