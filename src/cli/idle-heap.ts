@@ -4,8 +4,9 @@
 // ~15-30 MB more than it needed for as long as no call came. A full collection after a whole quiet period lets V8 shrink
 // it (and compact the old generation); under load nothing is done, so throughput is not touched.
 import { performance } from 'node:perf_hooks';
-import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
+import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { youngBytes } from './young-generation.ts';
 
 /**
  * How often the event loop's busy share is read (the check costs microseconds). V8 judges the
@@ -29,8 +30,6 @@ function exposedGc(): () => void {
   if (typeof gc !== 'function') throw new Error('V8 did not expose gc()');
   return () => Reflect.apply(gc, undefined, []);
 }
-
-const youngBytes = (): number => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0;
 
 /** Starts the watch; the returned function stops it. The timer never keeps the process alive. */
 export function trimHeapWhenIdle(): () => void {

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { type Config, loadConfig } from '../config.ts';
 import { trimHeapWhenIdle } from './idle-heap.ts';
 import { runPrimary } from './workers.ts';
-import { capYoungGeneration, type YoungGenerationCap } from './young-generation.ts';
+import { capYoungGeneration, nodeFlagsGiven, type YoungGenerationCap } from './young-generation.ts';
 
 /** Flags of `switchyard serve`; each one given wins over its SWITCHYARD_* variable. */
 export interface ServeOptions {
@@ -58,8 +58,8 @@ const FINISH_MS = 5_000;
 const HEAP_GROWING_PERCENT = 50;
 
 function tuneHeap(): YoungGenerationCap {
-  const given = `${process.env.NODE_OPTIONS ?? ''} ${process.execArgv.join(' ')}`;
-  if (!given.includes('heap-growing-percent')) setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+  if (!nodeFlagsGiven().includes('heap-growing-percent'))
+    setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   return capYoungGeneration();
 }
 

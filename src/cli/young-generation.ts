@@ -19,12 +19,13 @@ export const YOUNG_CAP_BYTES = 16 * 1024 * 1024;
 /** V8's own factor, restored below the cap. */
 const GROWTH_FACTOR = 2;
 
-const youngBytes = (): number => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0;
+/** The young generation's size now, both semi-spaces (cli/idle-heap.ts reads it too). */
+export const youngBytes = (): number =>
+  getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0;
 
-/** A young-generation size given to node (NODE_OPTIONS or the command line) wins over the cap. */
-function givenByOperator(): boolean {
-  const given = `${process.env.NODE_OPTIONS ?? ''} ${process.execArgv.join(' ')}`;
-  return /semi-space-size|semi-space-growth-factor/.test(given);
+/** The flags given to node for this process (NODE_OPTIONS and the command line): the operator's, which win. */
+export function nodeFlagsGiven(): string {
+  return `${process.env.NODE_OPTIONS ?? ''} ${process.execArgv.join(' ')}`;
 }
 
 export interface YoungGenerationCap {
@@ -34,7 +35,8 @@ export interface YoungGenerationCap {
 
 /** Starts the cap, at half of it until `started()`. */
 export function capYoungGeneration(capBytes = YOUNG_CAP_BYTES): YoungGenerationCap {
-  if (givenByOperator()) return { started() {} };
+  // A young-generation size given to node wins over the cap.
+  if (/semi-space-size|semi-space-growth-factor/.test(nodeFlagsGiven())) return { started() {} };
   // While the gateway starts, the request-log writer's thread is set up, and with it V8 (Node 20)
   // puts the growth factor back to its default until the next collection is seen here: at half the
   // cap, the one doubling that can slip through lands on the cap.
