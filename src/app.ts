@@ -14,6 +14,7 @@ import { batchRoutes } from './http/batch-routes.ts';
 import { registerBodyBudget } from './http/body-budget.ts';
 import { registerErrorHandlers } from './http/error-handler.ts';
 import { filesRoutes } from './http/files-routes.ts';
+import { FrontDoor } from './http/front-door.ts';
 import { registerJsonParser } from './http/json-body.ts';
 import { DEFAULT_LINGER_MS, registerLingeringClose } from './http/linger.ts';
 import { registerLogExport } from './http/logs-export.ts';
@@ -198,7 +199,9 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   }
   registerMetricsRoute(app, metrics, { public: config.metricsPublic, principals: svc.principals });
   const pipeline = svc.pipeline;
-  await app.register(proxyRoutes(pipeline, inFlight));
+  const onFault = (err: unknown, reqId: string) => svc.logger.error({ err, reqId }, 'unhandled error');
+  const calls = proxyRoutes(pipeline, inFlight, onFault);
+  await app.register(calls.plugin);
   await app.register(filesRoutes(pipeline, inFlight));
   await app.register(batchRoutes(pipeline, createBatches(svc, pipeline)));
   await app.register(uiRoutes());
@@ -214,6 +217,19 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   });
   svc.jobs.register(POLL_JOB, responses.poll);
   await app.register(passthroughRoutes(responses, new Media(pipeline), inFlight));
+
+  const door = new FrontDoor({
+    principals: svc.principals,
+    routes: calls.byPath,
+    maxBodyBytes: config.maxBodyBytes,
+    onFault,
+  });
+  door.install(app.server);
+  app.decorate('frontDoor', door);
+  app.addHook('preClose', (done) => {
+    door.close();
+    done();
+  });
 
   // Runs after the server stopped accepting and in-flight requests drained.
   app.addHook('onClose', async () => {

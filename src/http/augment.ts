@@ -1,6 +1,7 @@
 // Fastify type augmentation: what buildApp() puts on the instance and on every request.
 import type { Principal } from '../live/principals.ts';
 import type { Services } from '../manage/services.ts';
+import type { FrontDoor } from './front-door.ts';
 import type { InFlight } from './proxy-routes.ts';
 
 declare module 'fastify' {
@@ -8,6 +9,8 @@ declare module 'fastify' {
     svc: Services;
     /** Proxy calls in flight; a shutdown past its drain time ends them with an error answer. */
     inFlight: InFlight;
+    /** Serves the common model call ahead of fastify's router (front-door.ts). */
+    frontDoor: FrontDoor;
   }
   interface FastifyRequest {
     /**

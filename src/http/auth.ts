@@ -1,5 +1,6 @@
 // The API-key gate in front of every proxy and management route. The common case (a key already
 // in memory) completes synchronously, with no promise and no database call.
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { Principal, PrincipalMirror } from '../live/principals.ts';
@@ -68,6 +69,31 @@ export function keyRefusal(p: Principal, now: number, path = ''): GatewayError |
   if (p.expiresAtMs != null && now >= p.expiresAtMs)
     return new GatewayError('api_key_expired', { vars: { key_id: p.keyId } });
   return undefined;
+}
+
+/**
+ * The principal of a request whose key is already known and may call `path` now, or undefined
+ * when admitting it needs more (a store lookup, a session, a refusal to write): the front door
+ * then leaves the request to the hooks below, which answer every such case.
+ */
+export function admittedNow(
+  principals: PrincipalMirror,
+  headers: IncomingHttpHeaders,
+  path: string,
+): Principal | undefined {
+  const key = extractApiKey(headers);
+  if (key === undefined) return undefined;
+  const found = principals.authenticate(key);
+  if (found instanceof Promise) {
+    // The hook's own lookup joins this one (the mirror shares a pending lookup per key).
+    found.catch(() => undefined);
+    return undefined;
+  }
+  if (found === undefined) return undefined;
+  const now = Date.now();
+  if (keyRefusal(found, now, path) !== undefined) return undefined;
+  principals.noteUse(found, now);
+  return found;
 }
 
 type OnRequest = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void;

@@ -11,7 +11,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sendCode } from './errors.ts';
 
 /** Bodies this small are not counted: connections bound them, and most calls are this size. */
-const UNCOUNTED_BYTES = 64 * 1024;
+export const UNCOUNTED_BYTES = 64 * 1024;
 
 export interface BodyLimits {
   budgetBytes: number;

@@ -85,7 +85,7 @@ export function filesRoutes(deps: PipelineDeps, inFlight: InFlight) {
       principal: req.principal,
       requestId: req.svcId,
       headers: req.headers,
-      signal: inFlight.track(reply),
+      signal: inFlight.track(reply.raw),
     });
 
     registerProxyGroup(app, 'files', {

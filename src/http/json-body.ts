@@ -6,6 +6,22 @@ import { jsonDepthExceeds, MAX_JSON_DEPTH } from '../util/json-depth.ts';
 
 export { MAX_JSON_DEPTH };
 
+/**
+ * A request body's JSON value, undefined for a blank body; throws the GatewayError the caller is
+ * answered with. Both doors parse with it (front-door.ts and the fastify parser below).
+ */
+export function parseJsonBody(text: string): unknown {
+  if (text.trim() === '') return undefined;
+  if (jsonDepthExceeds(text, MAX_JSON_DEPTH))
+    throw new GatewayError('json_too_deep', { vars: { limit: MAX_JSON_DEPTH } });
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    const detail = err instanceof Error ? err.message : 'parse error';
+    throw new GatewayError('invalid_json', { vars: { detail } });
+  }
+}
+
 export function registerJsonParser(app: FastifyInstance): void {
   // text/plain is dropped too: a JSON API given form text should say "wrong content type", not
   // fail later with a confusing schema message.
@@ -13,20 +29,14 @@ export function registerJsonParser(app: FastifyInstance): void {
   const parse = (request: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     request.rawBody = text;
-    if (text.trim() === '') {
-      done(null, undefined);
-      return;
-    }
-    if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
-      done(new GatewayError('json_too_deep', { vars: { limit: MAX_JSON_DEPTH } }));
-      return;
-    }
+    let value: unknown;
     try {
-      done(null, JSON.parse(text));
+      value = parseJsonBody(text);
     } catch (err) {
-      const detail = err instanceof Error ? err.message : 'parse error';
-      done(new GatewayError('invalid_json', { vars: { detail } }));
+      done(err instanceof Error ? err : new Error(String(err)));
+      return;
     }
+    done(null, value);
   };
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parse);
   app.addContentTypeParser(/^application\/[\w.+-]+\+json$/, { parseAs: 'string' }, parse);

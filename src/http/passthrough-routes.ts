@@ -72,7 +72,7 @@ export function passthroughRoutes(responses: Responses, media: Media, inFlight: 
       principal: req.principal,
       requestId: req.svcId,
       headers: req.headers,
-      signal: inFlight.track(reply),
+      signal: inFlight.track(reply.raw),
       rawBody: req.rawBody,
     });
     registerProxyGroup(app, 'responses', {

@@ -2,12 +2,14 @@
 // to a family codec and a pipeline flow, and writes the pipeline's reply (JSON or SSE). Nothing
 // here knows what a flow does.
 
-import type { ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { ShutdownAbort } from '../errors/gateway-error.ts';
+import { GatewayError, ShutdownAbort } from '../errors/gateway-error.ts';
 import { alphaCodec } from '../families/alpha/codec.ts';
 import { betaCodec } from '../families/beta/codec.ts';
 import type { FamilyCodec } from '../families/shared/codec.ts';
+import type { Principal } from '../live/principals.ts';
+import { PROXY_PATHS, type ProxyRouteNames } from '../manage/proxy-paths.ts';
 import { runChat } from '../pipeline/chat.ts';
 import { runCountTokens } from '../pipeline/count-tokens.ts';
 import type { PipelineDeps } from '../pipeline/deps.ts';
@@ -15,6 +17,7 @@ import { runEmbedding } from '../pipeline/embeddings.ts';
 import type { PipelineReply, ProxyInput } from '../pipeline/types.ts';
 import { safeHeaders } from './header-value.ts';
 import { alphaModelList, betaModelList } from './model-lists.ts';
+import { requestIdHeaders } from './request-id.ts';
 import { type ProxyRequest, registerProxyGroup } from './route-table.ts';
 import { writeSse } from './sse.ts';
 
@@ -39,9 +42,8 @@ export class InFlight {
   }
 
   /** Aborts when the caller disconnects before the response is complete, or on abortAll(). */
-  track(reply: FastifyReply): AbortSignal {
+  track(raw: ServerResponse): AbortSignal {
     const ac = new AbortController();
-    const raw = reply.raw;
     this.#calls.set(raw, ac);
     raw.once('close', this.#onClose);
     return ac.signal;
@@ -56,57 +58,125 @@ export class InFlight {
   }
 }
 
+/** What a proxy call needs of its HTTP request, whichever door it came in by (front-door.ts or fastify). */
+export interface ProxyCallRequest {
+  principal: Principal;
+  svcId: string;
+  body: unknown;
+  rawBody: string | undefined;
+  headers: IncomingHttpHeaders;
+}
+
+/** Serves one proxy call of one route: the handler both doors call. */
+export type ProxyServe = (req: ProxyCallRequest, res: ServerResponse) => Promise<void>;
+
+/**
+ * Runs the flow and writes its reply on the raw response: a JSON answer in one writeHead + end,
+ * a stream through the SSE writer. A fault the flow did not turn into an answer is a 500 in the
+ * family's error shape, written here because neither door has a framework reply to fall back on.
+ */
 async function serve(
-  req: ProxyRequest,
-  reply: FastifyReply,
-  codec: FamilyCodec,
-  flow: Flow,
+  req: ProxyCallRequest,
+  res: ServerResponse,
+  route: { codec: FamilyCodec; flow: Flow; dryRun?: boolean },
   deps: PipelineDeps,
   inFlight: InFlight,
-  dryRun?: boolean,
-): Promise<FastifyReply> {
-  const signal = inFlight.track(reply);
-  const out = await flow(
-    {
-      codec,
-      principal: req.principal,
-      requestId: req.svcId,
-      body: req.body,
-      rawBody: req.rawBody,
-      headers: req.headers,
-      signal,
-      dryRun,
-    },
-    deps,
-  );
-  if (out.kind === 'stream') {
-    reply.hijack();
-    await writeSse(reply.raw, out, signal, req.svcId);
-    return reply;
+  onFault: OnFault,
+): Promise<void> {
+  const signal = inFlight.track(res);
+  let out: PipelineReply;
+  try {
+    out = await route.flow(
+      {
+        codec: route.codec,
+        principal: req.principal,
+        requestId: req.svcId,
+        body: req.body,
+        rawBody: req.rawBody,
+        headers: req.headers,
+        signal,
+        dryRun: route.dryRun,
+      },
+      deps,
+    );
+  } catch (err) {
+    onFault(err, req.svcId);
+    writeJson(res, 500, {}, route.codec.errorBody(new GatewayError('internal_error')), req.svcId);
+    return;
   }
-  reply.code(out.status).headers(safeHeaders(out.headers));
-  if (typeof out.body === 'string') reply.type('application/json; charset=utf-8');
+  if (out.kind === 'stream') {
+    await writeSse(res, out, signal, req.svcId);
+    return;
+  }
   // The hooks run (synchronously) just before the answer is written: the log row is journaled
   // before the caller can see the answer, so a kill -9 an instant after it cannot lose the row.
   // Run after the write, a process preempted between the two could be killed in that gap.
   out.done();
-  reply.send(out.body);
-  return reply;
+  writeJson(res, out.status, safeHeaders(out.headers), out.body, req.svcId);
 }
 
-export function proxyRoutes(deps: PipelineDeps, inFlight: InFlight) {
-  const route = (codec: FamilyCodec, flow: Flow, dryRun?: boolean) => (req: ProxyRequest, reply: FastifyReply) =>
-    serve(req, reply, codec, flow, deps, inFlight, dryRun);
-  return async (app: FastifyInstance): Promise<void> => {
+/** Status, headers and body in one writeHead + end (one writev on the socket). */
+export function writeJson(
+  res: ServerResponse,
+  status: number,
+  headers: Record<string, string>,
+  body: unknown,
+  requestId: string,
+): void {
+  if (res.destroyed) return;
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  headers['content-type'] = 'application/json; charset=utf-8';
+  headers['content-length'] = String(Buffer.byteLength(text));
+  Object.assign(headers, requestIdHeaders(requestId));
+  res.writeHead(status, headers);
+  res.end(text);
+}
+
+/** The pipeline's routes by path (root aliases already rewritten), for the front door. */
+export type ProxyServeTable = ReadonlyMap<string, ProxyServe>;
+
+type CallRoute = Exclude<ProxyRouteNames['calls'], 'alpha_models' | 'beta_models'>;
+
+/**
+ * The model-call routes: `byPath` for the front door (front-door.ts), `plugin` registers the same
+ * handlers with fastify, which serves every call the front door leaves to it.
+ */
+/** Where a fault no flow turned into an answer is reported (the caller gets a 500). */
+export type OnFault = (err: unknown, requestId: string) => void;
+
+export function proxyRoutes(deps: PipelineDeps, inFlight: InFlight, onFault: OnFault) {
+  const serving = (codec: FamilyCodec, flow: Flow, dryRun?: boolean): ProxyServe => {
+    const route = { codec, flow, dryRun };
+    return (req, res) => serve(req, res, route, deps, inFlight, onFault);
+  };
+  const calls: Record<CallRoute, ProxyServe> = {
+    chat: serving(alphaCodec, runChat),
+    // Same logic as the X-Svc-Dry-Run header, whatever the header says.
+    dry_run: serving(alphaCodec, runChat, true),
+    embeddings: serving(alphaCodec, runEmbedding),
+    messages: serving(betaCodec, runChat),
+    count_tokens: serving(betaCodec, runCountTokens),
+  };
+  const byPath = new Map<string, ProxyServe>();
+  for (const row of PROXY_PATHS)
+    if (row.group === 'calls' && row.route in calls) byPath.set(row.path, calls[row.route as CallRoute]);
+  // The reply is written on the raw response by `serve`, as the front door's is.
+  const viaFastify =
+    (one: ProxyServe) =>
+    (req: ProxyRequest, reply: FastifyReply): Promise<void> => {
+      reply.hijack();
+      return one(req, reply.raw);
+    };
+  const plugin = async (app: FastifyInstance): Promise<void> => {
     registerProxyGroup(app, 'calls', {
-      chat: route(alphaCodec, runChat),
-      // Same logic as the X-Svc-Dry-Run header, whatever the header says.
-      dry_run: route(alphaCodec, runChat, true),
-      embeddings: route(alphaCodec, runEmbedding),
+      chat: viaFastify(calls.chat),
+      dry_run: viaFastify(calls.dry_run),
+      embeddings: viaFastify(calls.embeddings),
       alpha_models: alphaModelList(deps.live),
-      messages: route(betaCodec, runChat),
-      count_tokens: route(betaCodec, runCountTokens),
+      messages: viaFastify(calls.messages),
+      count_tokens: viaFastify(calls.count_tokens),
       beta_models: betaModelList(deps.live),
     });
   };
+  return { byPath: byPath as ProxyServeTable, plugin };
 }
