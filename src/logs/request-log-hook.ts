@@ -5,6 +5,7 @@ import type { CallRecord } from '../pipeline/record.ts';
 import type { RequestLogRow } from '../store/request-logs.ts';
 import { isEmptyObject } from '../util/json.ts';
 import { withKeyMetadata } from '../util/key-metadata.ts';
+import { isoAt } from '../util/time.ts';
 import type { RequestLogSink } from './writer.ts';
 
 /** Bodies are kept up to `maxBytes` characters; a cut body ends with a marker saying how long it was. */
@@ -49,7 +50,7 @@ export function toStoreRow(
     decisionTrace: r.trace,
     requestBody: keepBodies ? bodyText(r.requestBody, maxBodyBytes) : null,
     responseBody: keepBodies ? bodyText(r.responseBody, maxBodyBytes) : null,
-    createdAt: new Date(r.createdAt).toISOString(),
+    createdAt: isoAt(r.createdAt),
     replayOf: r.replayOf,
     // A feature's columns when it noted nothing (not consulted); its note below fills them in.
     cache: null,

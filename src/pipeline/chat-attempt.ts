@@ -60,20 +60,23 @@ export async function attemptChat(call: ChatCall, target: RoutedTarget, signal: 
     const text = answerText(ir);
     const schemaError = checkSchemaFallback(call, adapter, text);
     if (schemaError) return { ok: false, error: schemaError };
-    const common = {
+    // One literal per shape (no spread of a shared part): copying an object per call cost more
+    // than the rest of this function's own work on a pass-through answer.
+    const passthroughText = passthrough && isRecord(raw) ? rawText : undefined;
+    return {
       ok: true,
       kind: 'json',
+      body:
+        passthroughText !== undefined
+          ? (raw as Record<string, unknown>)
+          : call.codec.encode(ir, { requestId: call.requestId, created: call.created, model: ir.model }),
+      bodyText: passthroughText,
       usage: ir.usage,
       stopReason: ir.stopReason,
       text,
       ir,
       ttfbMs,
       warnings: spec.warnings,
-    } as const;
-    if (passthrough && isRecord(raw)) return { ...common, body: raw, bodyText: rawText };
-    return {
-      ...common,
-      body: call.codec.encode(ir, { requestId: call.requestId, created: call.created, model: ir.model }),
     };
   } catch (err) {
     return { ok: false, error: attemptFailure(err) };
