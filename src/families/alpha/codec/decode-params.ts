@@ -65,7 +65,13 @@ function logitBias(value: unknown): Record<string, number> | undefined {
 
 /** Drops undefined entries so IR params only hold what the caller set. */
 function compact(p: Params): Params {
-  return Object.fromEntries(Object.entries(p).filter(([, v]) => v !== undefined)) as Params;
+  // A loop rather than entries/filter/fromEntries: this runs on every alpha call.
+  const out: Record<string, unknown> = {};
+  for (const k in p) {
+    const v = p[k as keyof Params];
+    if (v !== undefined) out[k] = v;
+  }
+  return out as Params;
 }
 
 export function decodeAlphaParams(body: Record<string, unknown>): Params {
