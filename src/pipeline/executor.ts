@@ -8,7 +8,7 @@ import { computeCost } from '../providers/catalog/cost.ts';
 import type { ModelPrice } from '../providers/catalog/types.ts';
 import { executePlan } from '../routing/execute.ts';
 import { type AttemptRecord, attemptRecord, type ExecutionResult, type Executor } from '../routing/execute-types.ts';
-import { type DecisionTrace, decisionTrace, directDecision } from '../routing/trace.ts';
+import { type DecisionTrace, decisionTrace, directTrace } from '../routing/trace.ts';
 import type { CandidateRef, PlannedAttempt } from '../routing/types.ts';
 import type { ChatCall, RoutedTarget } from './call.ts';
 import { attemptChat } from './chat-attempt.ts';
@@ -139,7 +139,7 @@ async function executeDirect(
     target,
     outcome,
     attempts,
-    trace: decisionTrace('direct', null, directDecision(target.model, target.vendorAsSent), attempts, servedBy),
+    trace: directTrace(target.model, target.vendorAsSent, attempts, servedBy),
     otherCostUsd: 0,
     samples,
   };

@@ -79,6 +79,24 @@ function cleanCandidate(c: CandidateTrace): CandidateTrace {
   return out;
 }
 
+/** `decisionTrace('direct', null, directDecision(model, provider), ...)`, without the decision. */
+export function directTrace(
+  model: string,
+  provider: string,
+  attempts: AttemptRecord[],
+  servedBy: { model: string; provider: string } | null,
+): DecisionTrace {
+  return {
+    policy: 'direct',
+    config: null,
+    candidates: [{ model, provider, eligible: true, reason: 'direct' }],
+    matched_rule: null,
+    variant_bucket: null,
+    attempts,
+    served_by: servedBy,
+  };
+}
+
 export function decisionTrace(
   policy: string,
   config: ConfigRef | null,
