@@ -9,6 +9,7 @@ import type { Readable } from 'node:stream';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { UpstreamErrorInfo } from '../ir/types.ts';
 import type { HttpHeaders } from '../util/http-headers.ts';
+import { Utf8Stream } from '../util/utf8-stream.ts';
 import { EventStreamDecoder } from './bedrock/eventstream.ts';
 import type { UpstreamAnswer } from './capabilities.ts';
 import { dispatchRequest } from './dispatch.ts';
@@ -162,7 +163,7 @@ export function recordSplitter(framing: StreamFraming): RecordSplitter {
       pending.push(msg.event ? { event: msg.event, data: msg.data } : { data: msg.data });
     },
   });
-  const decoder = new TextDecoder();
+  const decoder = new Utf8Stream();
   const take = (): UpstreamEvent[] => {
     const out = pending;
     pending = [];
@@ -170,7 +171,7 @@ export function recordSplitter(framing: StreamFraming): RecordSplitter {
   };
   return {
     push(chunk) {
-      parser.feed(decoder.decode(chunk, { stream: true }));
+      parser.feed(decoder.write(chunk));
       return take();
     },
     end() {

@@ -6,6 +6,7 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { PlaceholderRestore } from '../pipeline/guard.ts';
 import { isRecord } from '../util/json.ts';
+import { Utf8Stream } from '../util/utf8-stream.ts';
 
 /** Text kept back on one delta stream, and the last delta event of it, to carry the text if it must go as is. */
 interface Held {
@@ -23,7 +24,7 @@ function deltaStream(body: Record<string, unknown>): string {
 
 export class RestoringStream {
   readonly #restore: PlaceholderRestore;
-  readonly #decoder = new TextDecoder();
+  readonly #decoder = new Utf8Stream();
   readonly #parser = createParser({ onEvent: (e) => this.#onEvent(e) });
   readonly #held = new Map<string, Held>();
   #out = '';
@@ -34,13 +35,13 @@ export class RestoringStream {
 
   /** The next upstream bytes in; what can go to the caller so far out (possibly nothing). */
   push(chunk: Uint8Array): Uint8Array {
-    this.#parser.feed(this.#decoder.decode(chunk, { stream: true }));
+    this.#parser.feed(this.#decoder.write(chunk));
     return this.#take();
   }
 
   /** The upstream ended: an unterminated last event and every text still kept back. */
   end(): Uint8Array {
-    this.#parser.feed(this.#decoder.decode());
+    this.#parser.feed(this.#decoder.end());
     this.#parser.reset({ consume: true });
     this.#flush();
     return this.#take();

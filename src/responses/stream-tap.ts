@@ -3,6 +3,7 @@
 // the terminal response with its usage (from `response.completed`, `.incomplete` or `.failed`).
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { isRecord } from '../util/json.ts';
+import { Utf8Stream } from '../util/utf8-stream.ts';
 
 export const TERMINAL_STATUSES: ReadonlySet<string> = new Set(['completed', 'incomplete', 'failed', 'cancelled']);
 
@@ -29,13 +30,13 @@ export class ResponseStreamTap {
   first: ResponseSummary | undefined;
   /** The latest state seen; terminal once the stream reported the end. */
   last: ResponseSummary | undefined;
-  readonly #decoder = new TextDecoder();
+  readonly #decoder = new Utf8Stream();
   readonly #parser = createParser({ onEvent: (e) => this.#onEvent(e) });
 
   /** Feeds the next bytes; returns true when this chunk revealed the response id for the first time. */
   push(chunk: Uint8Array): boolean {
     const known = this.first !== undefined;
-    this.#parser.feed(this.#decoder.decode(chunk, { stream: true }));
+    this.#parser.feed(this.#decoder.write(chunk));
     return !known && this.first !== undefined;
   }
 
