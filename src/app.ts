@@ -224,7 +224,8 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
     maxBodyBytes: config.maxBodyBytes,
     onFault,
   });
-  door.install(app.server);
+  // At debug and trace every request gets fastify's access lines (README), so the door stays out.
+  if (!requestLogging) door.install(app.server);
   app.decorate('frontDoor', door);
   app.addHook('preClose', (done) => {
     door.close();

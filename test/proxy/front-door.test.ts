@@ -179,6 +179,32 @@ describe('what the door leaves to fastify', () => {
     assert.equal(door.taken, before + 2);
   });
 
+  test('at debug level every call goes to fastify, which writes its per-request lines', async () => {
+    const lines: string[] = [];
+    const destination = { write: (line: string) => void lines.push(line) };
+    const debug = await startProxyEnv({ config: { logLevel: 'debug' }, logDestination: destination });
+    try {
+      const res = await fetch(`${debug.gw.url}/alpha/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${debug.gw.adminKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      assert.equal(res.status, 200);
+      await res.text();
+      assert.equal(debug.gw.app.frontDoor.taken, 0);
+      assert.ok(
+        lines.some((l) => l.includes('incoming request') && l.includes('/alpha/v1/chat/completions')),
+        'the line for the call coming in',
+      );
+      assert.ok(
+        lines.some((l) => l.includes('request completed')),
+        'the line for its answer',
+      );
+    } finally {
+      await debug.close();
+    }
+  });
+
   test('once closing, the door takes nothing more', async () => {
     const door = env.gw.app.frontDoor;
     const gw = await startProxyEnv();
