@@ -3,6 +3,7 @@
 // is taken with a plain content-length body, fastify with the same bytes sent chunked.
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
@@ -203,6 +204,31 @@ describe('what the door leaves to fastify', () => {
     } finally {
       await debug.close();
     }
+  });
+
+  test('a caller who leaves mid-body costs nothing and breaks nothing', async () => {
+    const door = env.gw.app.frontDoor;
+    const before = door.taken;
+    const { port } = new URL(env.gw.url);
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () => {
+        socket.write(
+          'POST /alpha/v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n' +
+            `authorization: Bearer ${env.gw.adminKey}\r\ncontent-length: 1000\r\n\r\n{"model":`,
+        );
+        setTimeout(() => {
+          socket.destroy();
+          resolve();
+        }, 50);
+      });
+      socket.on('error', reject);
+    });
+    assert.equal(door.taken, before + 1);
+    const after = await post(
+      '/alpha/v1/chat/completions',
+      JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'still here' }] }),
+    );
+    assert.equal(after.status, 200, after.text);
   });
 
   test('once closing, the door takes nothing more', async () => {
