@@ -137,13 +137,13 @@ export type ProxyServeTable = ReadonlyMap<string, ProxyServe>;
 
 type CallRoute = Exclude<ProxyRouteNames['calls'], 'alpha_models' | 'beta_models'>;
 
+/** Where a fault no flow turned into an answer is reported (the caller gets a 500). */
+export type OnFault = (err: unknown, requestId: string) => void;
+
 /**
  * The model-call routes: `byPath` for the front door (front-door.ts), `plugin` registers the same
  * handlers with fastify, which serves every call the front door leaves to it.
  */
-/** Where a fault no flow turned into an answer is reported (the caller gets a 500). */
-export type OnFault = (err: unknown, requestId: string) => void;
-
 export function proxyRoutes(deps: PipelineDeps, inFlight: InFlight, onFault: OnFault) {
   const serving = (codec: FamilyCodec, flow: Flow, dryRun?: boolean): ProxyServe => {
     const route = { codec, flow, dryRun };
@@ -178,5 +178,5 @@ export function proxyRoutes(deps: PipelineDeps, inFlight: InFlight, onFault: OnF
       beta_models: betaModelList(deps.live),
     });
   };
-  return { byPath: byPath as ProxyServeTable, plugin };
+  return { byPath, plugin };
 }

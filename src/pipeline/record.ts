@@ -30,13 +30,10 @@ export function directHealthSamples(
 ): HealthSample[] {
   if (target.credentialId === undefined || signal.aborted) return [];
   const ref: CandidateRef = { vendor: target.vendor, vendorAsSent: target.vendorAsSent, model: target.model };
-  // Written out rather than spread from healthSample(): one per direct call, and a spread copies slowly.
-  const credentialId = target.credentialId;
-  return [
-    outcome.ok
-      ? { ref, ok: true, latencyMs, status: 200, kind: 'ok', credentialId }
-      : { ref, ok: false, latencyMs, status: outcome.error.status, kind: outcome.error.kind, credentialId },
-  ];
+  // Set on healthSample's own object rather than spread into a copy: one per direct call.
+  const sample = healthSample(ref, outcome, latencyMs);
+  sample.credentialId = target.credentialId;
+  return [sample];
 }
 
 /** A routed attempt's sample for its credential only (the routing loop reports the candidate's). */
