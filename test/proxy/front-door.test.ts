@@ -216,10 +216,13 @@ describe('what the door leaves to fastify', () => {
           'POST /alpha/v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n' +
             `authorization: Bearer ${env.gw.adminKey}\r\ncontent-length: 1000\r\n\r\n{"model":`,
         );
-        setTimeout(() => {
+        // Leave once the door has the call: a fixed wait lost the race on a busy CI machine.
+        const leave = setInterval(() => {
+          if (door.taken === before) return;
+          clearInterval(leave);
           socket.destroy();
           resolve();
-        }, 50);
+        }, 5);
       });
       socket.on('error', reject);
     });
