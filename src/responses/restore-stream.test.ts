@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PlaceholderBook, placeholderHold, restoreText } from '../guardrails/placeholders.ts';
-import { RestoringStream } from './restore-stream.ts';
+import { RestoringStream, restoreJsonText } from './restore-stream.ts';
 
 function restoring(): RestoringStream {
   const book = new PlaceholderBook();
@@ -80,4 +80,31 @@ test('tool-call arguments get the original escaped as JSON; a broken-off stream 
     who: 'Jo "J" Doe',
     to: '[EMAIL_1]',
   });
+});
+
+test('a done event and a whole answer: an original in tool-call arguments is escaped for the arguments too', () => {
+  const args = '{"who":"[NAME_1]","to":"[EMAIL_1]","path":"C:\\\\x"}';
+  const item = { type: 'function_call', id: 'fc_1', call_id: 'c1', name: 'send', arguments: args };
+  const upstream =
+    sse('response.function_call_arguments.done', { item_id: 'fc_1', output_index: 0, arguments: args }) +
+    sse('response.output_item.done', { output_index: 0, item }) +
+    sse('response.output_text.done', { ...at, text: 'sent to [NAME_1]' });
+  const want = { who: 'Jo "J" Doe', to: 'jane@example.com', path: 'C:\\x' };
+  for (const size of [3, 1000]) {
+    const events = run(upstream, size);
+    assert.deepEqual(JSON.parse(String(events[0].arguments)), want);
+    assert.deepEqual(JSON.parse(String((events[1].item as Record<string, unknown>).arguments)), want);
+    assert.equal(events[2].text, 'sent to Jo "J" Doe');
+  }
+  const book = new PlaceholderBook();
+  book.placeholderFor('NAME', 'Jo "J" Doe', true);
+  const restore = { text: (t: string, inJson: boolean) => restoreText(t, book, inJson), hold: placeholderHold };
+  const answer = JSON.stringify({ output: [item, { type: 'message', content: [{ text: 'hi [NAME_1]' }] }] });
+  const restored = JSON.parse(restoreJsonText(answer, restore)) as {
+    output: [{ arguments: string }, { content: [{ text: string }] }];
+  };
+  assert.deepEqual(JSON.parse(restored.output[0].arguments), { ...want, to: '[EMAIL_1]' });
+  assert.equal(restored.output[1].content[0].text, 'hi Jo "J" Doe');
+  const untouched = '{"a": 1.0, "b":"[PHONE_1]"}';
+  assert.equal(restoreJsonText(untouched, restore), untouched, 'nothing to restore: the same bytes');
 });

@@ -90,6 +90,33 @@ export class RestoringStream {
       return;
     }
     this.#flush();
-    this.#write(e.event, e.id, this.#restore.text(e.data, true));
+    this.#write(e.event, e.id, restoreJsonText(e.data, this.#restore));
   }
+}
+
+/**
+ * One JSON text (a Responses answer, or a stream event that is not a delta) with the originals put
+ * back. A string under `arguments` is itself JSON text (a tool call's arguments), so an original goes
+ * into it escaped for that JSON and then again for the outer one; restoring over the whole text at
+ * once escaped it only once, and a `"` in the original broke the arguments. Text with nothing to
+ * restore goes out byte for byte.
+ */
+export function restoreJsonText(text: string, restore: PlaceholderRestore): string {
+  if (restore.text(text, false) === text) return text;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return restore.text(text, true);
+  }
+  return JSON.stringify(restoreValue(value, restore, false));
+}
+
+function restoreValue(v: unknown, restore: PlaceholderRestore, jsonText: boolean): unknown {
+  if (typeof v === 'string') return restore.text(v, jsonText);
+  if (Array.isArray(v)) return v.map((x) => restoreValue(x, restore, false));
+  if (!isRecord(v)) return v;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(v)) out[k] = restoreValue(v[k], restore, k === 'arguments');
+  return out;
 }

@@ -33,7 +33,7 @@ import { fromJsonText, isRecord } from '../util/json.ts';
 import { BackgroundCompletion } from './background.ts';
 import { completedEvents, cost, notFound, targetOf } from './objects.ts';
 import { checkReferences } from './references.ts';
-import { RestoringStream } from './restore-stream.ts';
+import { RestoringStream, restoreJsonText } from './restore-stream.ts';
 import { ResponseStreamTap, type ResponseSummary, summarize, TERMINAL_STATUSES } from './stream-tap.ts';
 
 export { POLL_JOB } from './background.ts';
@@ -138,7 +138,7 @@ export class Responses {
       status: served.answer.status,
       headers,
       // The row keeps the placeholders the upstream saw; only the caller gets the originals back.
-      body: served.restore ? served.restore.text(text, true) : text,
+      body: served.restore ? restoreJsonText(text, served.restore) : text,
       done: () => {
         if (terminal || s === undefined) finishRaw(this.#d.pipeline, served.call, parts);
         else this.#bg.hold(s.id, served);
