@@ -5,7 +5,8 @@ import { readFileSync } from 'node:fs';
 
 let ticksPerSec: number | undefined;
 
-function clockTicks(): number {
+/** Clock ticks per second (`getconf CLK_TCK`), the unit of /proc CPU times. */
+export function clockTicks(): number {
   if (ticksPerSec === undefined) {
     try {
       ticksPerSec = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;

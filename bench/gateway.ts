@@ -24,6 +24,8 @@ export interface GatewayOptions {
   env?: Record<string, string>;
   /** Skip adding the fake's providers (a second instance on a database that already has them). */
   noProviders?: boolean;
+  /** Flags for node itself, before the script (bench/gc.ts: `--trace-gc-nvp`, which NODE_OPTIONS refuses). */
+  nodeArgs?: string[];
 }
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -33,6 +35,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const dataDir = await mkdtemp(join(tmpdir(), 'sy-bench-data-'));
   // `serve` exits through process.exit on SIGTERM, which is when --cpu-prof writes its file
   const nodeArgs = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : [];
+  if (opts.nodeArgs) nodeArgs.push(...opts.nodeArgs);
   const proc = startProc(
     'gateway',
     process.execPath,

@@ -26,9 +26,10 @@ export async function startFake(): Promise<Fake> {
 }
 
 /** The bare proxy (bench/floor-proxy.ts) forwarding every path to the fake, in its own process. */
-export async function startFloor(fakeUrl: string): Promise<Fake> {
+export async function startFloor(fakeUrl: string, nodeArgs: string[] = []): Promise<Fake> {
   const port = await freePort();
   const proc = startProc('floor-proxy', process.execPath, [
+    ...nodeArgs,
     '--import',
     'tsx',
     join(ROOT, 'bench/floor-proxy.ts'),
