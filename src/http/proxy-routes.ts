@@ -23,20 +23,37 @@ import { writeSse } from './sse.ts';
 
 type Flow = (input: ProxyInput, deps: PipelineDeps) => Promise<PipelineReply>;
 
+/** Where a tracked response keeps its slot in `InFlight`. */
+const SLOT = Symbol('inFlightSlot');
+type Tracked = ServerResponse & { [SLOT]?: number };
+
 /**
  * The proxy calls in flight, so that a shutdown whose drain time ran out can end each of them with
  * an error answer (and a log row) instead of letting the process exit under them.
+ *
+ * Kept in an array of slots, not a Map keyed by response: as calls come and go a Map rebuilds its
+ * table, and each retired table keeps a link to its successor. A retired table that had reached the
+ * old generation kept every later table, and every response and abort controller in them, alive
+ * through young collections until the next full one: 4.7 KB per call moved to the old generation
+ * and a full collection every ~3,000 calls, against 0.6 KB without the Map (bench/gc.ts).
  */
 export class InFlight {
-  readonly #calls = new Map<ServerResponse, AbortController>();
+  readonly #calls: Array<AbortController | undefined> = [];
+  /** Slots of finished calls, reused first. */
+  readonly #free: number[] = [];
   // One listener for every call (it finds its call by the response it fires on): no closure per call.
-  readonly #onClose: (this: ServerResponse) => void;
+  readonly #onClose: (this: Tracked) => void;
 
   constructor() {
     const calls = this.#calls;
-    this.#onClose = function onClose(this: ServerResponse): void {
-      const ac = calls.get(this);
-      calls.delete(this);
+    const free = this.#free;
+    this.#onClose = function onClose(this: Tracked): void {
+      const slot = this[SLOT];
+      if (slot === undefined) return;
+      this[SLOT] = undefined;
+      const ac = calls[slot];
+      calls[slot] = undefined;
+      free.push(slot);
       if (ac !== undefined && !this.writableFinished) ac.abort(new Error('client disconnected'));
     };
   }
@@ -44,17 +61,19 @@ export class InFlight {
   /** Aborts when the caller disconnects before the response is complete, or on abortAll(). */
   track(raw: ServerResponse): AbortSignal {
     const ac = new AbortController();
-    this.#calls.set(raw, ac);
+    const slot = this.#free.pop() ?? this.#calls.length;
+    this.#calls[slot] = ac;
+    (raw as Tracked)[SLOT] = slot;
     raw.once('close', this.#onClose);
     return ac.signal;
   }
 
   get size(): number {
-    return this.#calls.size;
+    return this.#calls.length - this.#free.length;
   }
 
   abortAll(): void {
-    for (const ac of this.#calls.values()) ac.abort(new ShutdownAbort());
+    for (const ac of this.#calls) ac?.abort(new ShutdownAbort());
   }
 }
 
