@@ -50,3 +50,14 @@ test('abortAll aborts the calls in flight only', () => {
   );
   assert.equal(f.size, 3, 'aborting does not end a call: its response closing does');
 });
+
+test('a response tracked twice is one call with one signal', () => {
+  const f = new InFlight();
+  const r = new FakeResponse();
+  const first = track(f, r);
+  assert.equal(track(f, r), first);
+  assert.equal(f.size, 1);
+  r.hangUp();
+  assert.equal(first.aborted, true);
+  assert.equal(f.size, 0);
+});

@@ -60,6 +60,10 @@ export class InFlight {
 
   /** Aborts when the caller disconnects before the response is complete, or on abortAll(). */
   track(raw: ServerResponse): AbortSignal {
+    // Tracked already (a route that hands the response on): the same call, the same signal.
+    const tracked = (raw as Tracked)[SLOT];
+    const known = tracked === undefined ? undefined : this.#calls[tracked];
+    if (known !== undefined) return known.signal;
     const ac = new AbortController();
     const slot = this.#free.pop() ?? this.#calls.length;
     this.#calls[slot] = ac;
