@@ -2,23 +2,13 @@
 // back first; the checks then look at that text but leave the restored values alone, since the
 // caller sent them. Tool-call arguments get their placeholders restored too (a model told to email
 // [EMAIL_1] must call the tool with the real address) but are not scanned.
-import type { Block, ChatResponse, JsonValue } from '../ir/types.ts';
+import type { Block, ChatResponse } from '../ir/types.ts';
+import { mapJsonStrings } from '../util/json.ts';
 import { activeChecks, textPass, VerdictTally } from './engine.ts';
 import { type HookContext, runHooks } from './hooks.ts';
 import type { GuardrailEvaluation } from './input.ts';
 import { PlaceholderBook, restoreText } from './placeholders.ts';
 import type { GuardrailPolicy, GuardrailWebhookCaller } from './policy.ts';
-
-function restoreJson(v: JsonValue, book: PlaceholderBook): JsonValue {
-  if (typeof v === 'string') return restoreText(v, book);
-  if (Array.isArray(v)) return v.map((x) => restoreJson(x, book));
-  if (v !== null && typeof v === 'object') {
-    const out: { [key: string]: JsonValue } = {};
-    for (const [k, x] of Object.entries(v)) out[k] = restoreJson(x, book);
-    return out;
-  }
-  return v;
-}
 
 /**
  * Built-in output checks over an answer, synchronously. Pass the input stage's book. `restore: false`
@@ -45,7 +35,7 @@ export function evaluateOutputChecks(
       return { ...b, text: r.text };
     }
     if (b.type === 'tool_use' && restore && book.restore.size > 0) {
-      const input = restoreJson(b.input, book);
+      const input = mapJsonStrings(b.input, (s) => restoreText(s, book));
       if (JSON.stringify(input) === JSON.stringify(b.input)) return b;
       changed = true;
       return { ...b, input };

@@ -4,8 +4,9 @@
 // delta stream keeps back what may be the start of one until its next delta. Any other event sends
 // what is kept first, unchanged, so the order of events is the upstream's.
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import type { JsonValue } from '../ir/types.ts';
 import type { PlaceholderRestore } from '../pipeline/guard.ts';
-import { isRecord } from '../util/json.ts';
+import { isRecord, mapJsonStrings } from '../util/json.ts';
 import { Utf8Stream } from '../util/utf8-stream.ts';
 
 /** Text kept back on one delta stream, and the last delta event of it, to carry the text if it must go as is. */
@@ -103,20 +104,11 @@ export class RestoringStream {
  */
 export function restoreJsonText(text: string, restore: PlaceholderRestore): string {
   if (restore.text(text, false) === text) return text;
-  let value: unknown;
+  let value: JsonValue;
   try {
     value = JSON.parse(text);
   } catch {
     return restore.text(text, true);
   }
-  return JSON.stringify(restoreValue(value, restore, false));
-}
-
-function restoreValue(v: unknown, restore: PlaceholderRestore, jsonText: boolean): unknown {
-  if (typeof v === 'string') return restore.text(v, jsonText);
-  if (Array.isArray(v)) return v.map((x) => restoreValue(x, restore, false));
-  if (!isRecord(v)) return v;
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(v)) out[k] = restoreValue(v[k], restore, k === 'arguments');
-  return out;
+  return JSON.stringify(mapJsonStrings(value, (s, key) => restore.text(s, key === 'arguments')));
 }

@@ -84,3 +84,20 @@ export function fromJsonText(text: string | null | undefined): unknown {
   const parsed = tryParseJson(text);
   return parsed.ok ? parsed.value : null;
 }
+
+/**
+ * A copy of a JSON value with `fn` applied to each string in it. `key` is the member name the string
+ * sits under: undefined for an array element or for the value itself.
+ */
+export function mapJsonStrings(
+  v: JsonValue,
+  fn: (s: string, key: string | undefined) => string,
+  key?: string,
+): JsonValue {
+  if (typeof v === 'string') return fn(v, key);
+  if (Array.isArray(v)) return v.map((x) => mapJsonStrings(x, fn));
+  if (v === null || typeof v !== 'object') return v;
+  const out: JsonObject = {};
+  for (const [k, x] of Object.entries(v)) out[k] = mapJsonStrings(x, fn, k);
+  return out;
+}
