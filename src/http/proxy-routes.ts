@@ -60,7 +60,8 @@ export class InFlight {
 
   /** Aborts when the caller disconnects before the response is complete, or on abortAll(). */
   track(raw: ServerResponse): AbortSignal {
-    // Tracked already (a route that hands the response on): the same call, the same signal.
+    // No route tracks a response twice today; if one did, a second slot would never be freed (one
+    // close listener frees one slot), so a response already tracked keeps its call and signal.
     const tracked = (raw as Tracked)[SLOT];
     const known = tracked === undefined ? undefined : this.#calls[tracked];
     if (known !== undefined) return known.signal;
