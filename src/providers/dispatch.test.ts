@@ -41,6 +41,13 @@ before(async () => {
       pump();
       return;
     }
+    if (url.pathname === '/burst') {
+      // 20 records in one turn: 20 HTTP chunks that reach the client in one socket read.
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      for (let i = 0; i < 20; i++) res.write(`data: ${i}\n\n`);
+      res.end();
+      return;
+    }
     if (url.pathname === '/hang-body') {
       res.writeHead(200);
       res.write('first');
@@ -86,6 +93,19 @@ test('a body larger than the high-water mark arrives whole and in order to a slo
     if (++reads % 16 === 0) await new Promise((r) => setTimeout(r, 1));
   }
   assert.equal(total, 1024 * 1024);
+});
+
+test('the chunks of a burst reach the reader together, whole and in order', async () => {
+  const res = await dispatchRequest(agent, { url: `${base}/burst`, method: 'GET', headers: {} });
+  let text = '';
+  let reads = 0;
+  for await (const chunk of res.body) {
+    text += chunk.toString();
+    reads++;
+  }
+  assert.equal(text, Array.from({ length: 20 }, (_, i) => `data: ${i}\n\n`).join(''));
+  // One per HTTP chunk before; the loopback delivers the burst in one or two socket reads.
+  assert.ok(reads <= 3, `${reads} reads for 20 chunks`);
 });
 
 test('an abort before the response rejects with the signal reason', async () => {
