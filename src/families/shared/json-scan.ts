@@ -31,14 +31,15 @@ export function stringEnd(text: string, start: number): number {
 /**
  * One pass over JSON text that finds members by name, at any depth: `first[k]` is where the value of
  * the first member named `names[k]` starts (-1 when there is none) and `count[k]` how many there
- * are. Names are compared as written (an upstream does not escape plain ASCII names).
+ * are. Names are compared as written (an upstream does not escape plain ASCII names). `from` skips
+ * a head already known to hold none of the names; it must end outside any string.
  */
-export function scanMembers(text: string, names: readonly string[], first: number[], count: number[]): void {
+export function scanMembers(text: string, names: readonly string[], first: number[], count: number[], from = 0): void {
   for (let k = 0; k < names.length; k++) {
     first[k] = -1;
     count[k] = 0;
   }
-  let i = text.indexOf('"');
+  let i = text.indexOf('"', from);
   while (i >= 0) {
     const end = stringEnd(text, i);
     if (end < 0) return;

@@ -118,3 +118,39 @@ test('an error object in the stream is recorded and relayed as sent', () => {
   assert.equal(s.error?.kind, 'overloaded');
   assert.equal(s.error?.message, 'overloaded, try later');
 });
+
+test('chunks that repeat an earlier head are read as a whole scan reads them', () => {
+  // The relay skips the head (everything before `choices`) once a chunk showed it holds none of the
+  // scanned names; each chunk here must still give what a relay that never saw a head gives.
+  const head = '{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m",';
+  const start = '{"id":"c2","error":{"message":"late","type":"x"},"pad":"';
+  const otherHead = `${start}${'x'.repeat(head.length - start.length - 2)}",`;
+  const records = [
+    `${head}"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}],"usage":null}`,
+    `${head}"choices":[{"index":0,"delta":{"content":"Caf\\u00e9 \\"b\\""},"finish_reason":null}],"usage":null}`,
+    // The same head, then members the fast path must not take.
+    `${head}"choices":[{"index":0,"delta":{},"logprobs":{"content":[{"token":"x"}]},"finish_reason":null}],"usage":null}`,
+    `${head}"error":{"message":"boom","type":"server_error"},"choices":[{"index":0,"delta":{}}]}`,
+    // A head that only starts like the known one, with usage before choices.
+    `${head}"usage":{"prompt_tokens":4,"completion_tokens":2},"choices":[{"index":0,"delta":{"content":"c"},"finish_reason":"stop"}]}`,
+    // Another head altogether, as long as the known one, with an error in it.
+    `${otherHead}"choices":[{"index":0,"delta":{"content":"d"},"finish_reason":null}],"usage":null}`,
+    // A head that holds a scanned name (usage:null before choices) is never skipped.
+    `{"id":"c3","usage":null,"choices":[{"index":0,"delta":{"content":"e"},"finish_reason":null}]}`,
+    `{"id":"c3","usage":null,"choices":[{"index":0,"delta":{"content":"f"},"finish_reason":null}]}`,
+  ];
+  for (const wantsUsage of [false, true]) {
+    const streamed = summary();
+    const relay = new AlphaPassthroughStream(streamed, wantsUsage);
+    const alone = summary();
+    for (const r of records) {
+      const fresh = new AlphaPassthroughStream(summary(), wantsUsage).push(undefined, r);
+      assert.equal(relay.push(undefined, r), fresh, r);
+      new AlphaPassthroughStream(alone, wantsUsage).push(undefined, r);
+    }
+    assert.deepEqual(streamed, alone);
+    // The chunk with an error is read for its error only.
+    assert.equal(streamed.text, 'aCafé "b"cef');
+    assert.equal(streamed.error?.message, 'late');
+  }
+});
