@@ -1,7 +1,8 @@
 // Anthropic Message -> IR. Server-tool and citation blocks have no IR counterpart and are skipped.
+
+import { messagesStopReason } from '../../ir/messages-stop-reason.ts';
 import type { Block, ChatResponse } from '../../ir/types.ts';
 import { asArray, asJson, asRecord, asString } from '../../util/json.ts';
-import { mapStopReason } from './map-stop-reason.ts';
 import { mapUsage } from './map-usage.ts';
 
 export function fromAnthropicResponse(body: unknown): ChatResponse {
@@ -16,7 +17,7 @@ export function fromAnthropicResponse(body: unknown): ChatResponse {
     id: asString(b.id) ?? '',
     model: asString(b.model) ?? '',
     content,
-    stopReason: mapStopReason(rawStop),
+    stopReason: messagesStopReason(rawStop),
     stopSequence: asString(b.stop_sequence) ?? null,
     usage: mapUsage(b.usage),
   };

@@ -1,10 +1,11 @@
 // Anthropic stream events -> IR stream events, as a state machine over an explicit state object.
 // Upstream block indexes are remapped because skipped block types (server tools) leave gaps.
+
+import { messagesStopReason } from '../../ir/messages-stop-reason.ts';
 import type { StreamEvent } from '../../ir/types.ts';
 import { asNumber, asRecord, asString, isRecord, tryParseJson } from '../../util/json.ts';
 import type { StreamDecoder, UpstreamEvent } from '../types.ts';
 import { decodeAnthropicStreamError } from './decode-error.ts';
-import { mapStopReason } from './map-stop-reason.ts';
 import { mapPartialUsage } from './map-usage.ts';
 
 interface BlockState {
@@ -166,7 +167,11 @@ function closeOpen(s: AnthropicStreamState): StreamEvent[] {
 function finish(s: AnthropicStreamState): StreamEvent[] {
   const out = [...ensureStarted(s), ...closeOpen(s)];
   s.done = true;
-  const stop: StreamEvent = { type: 'stop', stopReason: mapStopReason(s.stopReason), stopSequence: s.stopSequence };
+  const stop: StreamEvent = {
+    type: 'stop',
+    stopReason: messagesStopReason(s.stopReason),
+    stopSequence: s.stopSequence,
+  };
   if (s.stopReason !== null) stop.rawStopReason = s.stopReason;
   out.push(stop);
   return out;

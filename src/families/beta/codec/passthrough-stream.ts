@@ -1,12 +1,13 @@
 // The relay of a messages-wire upstream's stream to a beta caller: every event goes out as the
 // upstream's own bytes. Text deltas are scanned for their text; only the few events that carry usage,
 // the stop reason or an error (message_start, message_delta, error, anything unknown) are parsed.
+
+import { messagesStopReason } from '../../../ir/messages-stop-reason.ts';
 import type { StreamSummary } from '../../../ir/outcome.ts';
 import { isRecord } from '../../../util/json.ts';
 import type { PassthroughStream } from '../../shared/codec.ts';
 import { scanMembers, stringAt, stringMember } from '../../shared/json-scan.ts';
 import { sseRecord, upstreamStreamError } from '../../shared/passthrough.ts';
-import { upstreamStopReason } from './upstream-stop-reason.ts';
 
 const TEXT = ['text'] as const;
 
@@ -63,7 +64,7 @@ export class BetaPassthroughStream implements PassthroughStream {
       if (typeof u.cache_creation_input_tokens === 'number') summary.usage.cacheWrite = u.cache_creation_input_tokens;
     }
     if (type === 'message_delta' && isRecord(ev.delta) && typeof ev.delta.stop_reason === 'string') {
-      summary.stopReason = upstreamStopReason(ev.delta.stop_reason);
+      summary.stopReason = messagesStopReason(ev.delta.stop_reason);
     }
     if (type === 'error' && isRecord(ev.error)) summary.error = upstreamStreamError(ev.error);
   }
