@@ -81,7 +81,7 @@ export class ResponseBody implements AsyncIterable<Buffer> {
         // as its own HTTP chunk, so a burst read from the socket at once (the records of a fast
         // model, or a whole short answer) would otherwise cost the reader one turn of this loop, one
         // relay pass and one socket write per record (a 20-record burst: 167 promises per stream).
-        const chunk = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, this.#queued);
+        const chunk = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
         this.#chunks = [];
         this.#queued = 0;
         if (this.#controller.paused) this.#controller.resume();
