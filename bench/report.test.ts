@@ -66,8 +66,20 @@ test('added latency and RPS ratios come from the same run', () => {
   assert.equal(soak?.status, 'met');
   assert.equal(soak?.delta, '+4.0% (10 streams)');
   assert.equal(rows.find((r) => r.metric === 'peak under c=32, MB')?.peer, '200.0');
+  // No at-rest sample (a result from before it was taken) is not judged.
+  assert.equal(rows.find((r) => r.metric.startsWith('idle: at rest'))?.status, 'n/a');
   const table = renderTable(rows, 'portkey');
   assert.match(table.split('\n')[0], /\| portkey \|/);
+});
+
+test('the idle figure is the gateway at rest after the soak, under 100 MB', () => {
+  const r = run([]);
+  const rest = (mb: number) => {
+    r.rss.gateway.restMb = mb;
+    return buildRows(r, []).find((row) => row.metric.startsWith('idle: at rest'));
+  };
+  assert.deepEqual([rest(96.5)?.gateway, rest(96.5)?.status], ['96.5', 'met']);
+  assert.equal(rest(100)?.status, 'missed');
 });
 
 test('whole-millisecond latencies from autocannon are shown but not judged', () => {

@@ -49,6 +49,7 @@ const TTFB_TARGET_MS = 1;
 const RPS_SHARE_TARGET = 0.4;
 const PEER_RPS_FACTOR = 10;
 const RSS_PEAK_TARGET_MB = 150;
+const RSS_IDLE_TARGET_MB = 100;
 const RSS_FLAT_SHARE = 0.1;
 
 /** `coarse`: the c=1 latencies came from autocannon, whose histogram counts whole milliseconds. */
@@ -155,7 +156,7 @@ function rssRows(r: RunResult): Row[] {
   return [
     {
       scenario,
-      metric: 'idle, MB',
+      metric: 'just started (1.5 s), MB',
       direct: '-',
       floor: '-',
       gateway: mb(g.idleMb),
@@ -163,6 +164,17 @@ function rssRows(r: RunResult): Row[] {
       peer: '-',
       target: '-',
       status: 'n/a',
+    },
+    {
+      scenario,
+      metric: 'idle: at rest after the soak, MB',
+      direct: '-',
+      floor: '-',
+      gateway: g.restMb === undefined ? '-' : mb(g.restMb),
+      delta: '-',
+      peer: '-',
+      target: `< ${RSS_IDLE_TARGET_MB} MB`,
+      status: g.restMb === undefined ? 'n/a' : g.restMb < RSS_IDLE_TARGET_MB ? 'met' : 'missed',
     },
     {
       scenario,

@@ -153,6 +153,12 @@ function describe(m: Measurement): string {
     : `${lat} (${m.requests} requests${fail})`;
 }
 
+/**
+ * Seconds without calls before the at-rest sample: V8 judges the allocation rate over ~5 s, and
+ * `serve` collects after a whole quiet 5 s period, up to three times (src/cli/idle-heap.ts).
+ */
+const REST_SEC = 25;
+
 /** Sustained streaming through the gateway; RSS at the start and end of it says whether memory is flat. */
 export async function runSoak(
   stack: Stack,
@@ -169,7 +175,11 @@ export async function runSoak(
   const to = sampler.now();
   // a window long enough to smooth GC saw-teeth, short enough to be "the start" of a 60 s soak
   const w = Math.max(1000, Math.min(5000, ((to - from) / 6) | 0));
+  log(`  rest: ${REST_SEC} s without calls`);
+  await new Promise((resolve) => setTimeout(resolve, REST_SEC * 1000));
+  const rested = sampler.now();
   return {
+    restMb: median(sampler.between(rested - 2000, rested + 1)),
     idleMb,
     peakC32Mb: 0,
     soakStartMb: median(sampler.between(from, from + w)),

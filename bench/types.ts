@@ -31,6 +31,11 @@ export interface RssFigures {
   soakSec: number;
   soakRequests: number;
   soakFailures: number;
+  /**
+   * Median of the last seconds of REST_SEC without calls after the soak: what an idle gateway holds
+   * once `serve` has given back what the load grew (src/cli/idle-heap.ts). Absent in older results.
+   */
+  restMb?: number;
 }
 
 export interface RunResult {

@@ -21,11 +21,43 @@ export function compileStrict(schema: object): ValidateFunction {
   return strictAjv.compile(schema);
 }
 
+/** Each app's validators not compiled yet, so that a check can compile them all (compileEveryValidator). */
+const pending = new WeakMap<FastifyInstance, Set<() => void>>();
+
+/**
+ * Validators compile on their route's first call, not at start: the management API's ~150 schemas,
+ * compiled eagerly, held ~5 MB of generated code at rest (more just after start) in a gateway whose
+ * traffic is mostly proxy calls, which no schema validates.
+ */
 export function registerValidators(app: FastifyInstance): void {
+  const uncompiled = new Set<() => void>();
+  pending.set(app, uncompiled);
   app.setValidatorCompiler(({ schema, httpPart }) => {
-    const validate = (httpPart === 'body' ? strictAjv : coercingAjv).compile(schema as FastifySchema & object);
+    const ajv = httpPart === 'body' ? strictAjv : coercingAjv;
+    let compiled: ValidateFunction | undefined;
+    const compile = (): ValidateFunction => {
+      uncompiled.delete(compile);
+      compiled ??= ajv.compile(schema as FastifySchema & object);
+      return compiled;
+    };
+    uncompiled.add(compile);
+    // Fastify reads a failed validation's errors from the function it was given.
+    const validate = (data: unknown): boolean => {
+      const fn = compiled ?? compile();
+      const ok = fn(data);
+      validate.errors = fn.errors;
+      return ok;
+    };
+    validate.errors = null as ValidateFunction['errors'];
     return validate;
   });
+}
+
+/** Compiles every validator of a ready app now; throws on a schema ajv cannot compile. */
+export function compileEveryValidator(app: FastifyInstance): number {
+  const uncompiled = [...(pending.get(app) ?? [])];
+  for (const compile of uncompiled) compile();
+  return uncompiled.length;
 }
 
 export type ValidationPart = 'body' | 'querystring' | 'params' | 'headers' | 'arguments';

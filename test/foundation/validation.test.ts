@@ -2,6 +2,7 @@
 // the family shape.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { compileEveryValidator } from '../../src/manage/validation.ts';
 import { call, type Gateway, startGateway } from '../helpers/gateway.ts';
 
 type Err = { error: { message: string; type: string; param: string | null; code: string | null } };
@@ -91,5 +92,11 @@ describe('validation and error shapes', () => {
       assert.equal(r.status, 404, path);
     }
     assert.equal((await call(gw, 'DELETE', '/manage/v1/api-keys/key_x')).status, 404);
+  });
+
+  test('every route schema compiles (start-up no longer compiles them: each on its first call)', () => {
+    // A schema ajv rejects would otherwise surface only when its route is first called.
+    assert.ok(compileEveryValidator(gw.app) > 100);
+    assert.equal(compileEveryValidator(gw.app), 0, 'compiled once');
   });
 });
