@@ -1,6 +1,7 @@
 // The parts every stage shares: which policies apply to a call and in what order, the verdict
 // record, and one pass of the text checks over one text.
 
+import { compareStrings } from '../util/compare.ts';
 import { matchersOf } from './compile.ts';
 import { type Finding, type Matcher, resolveOverlaps } from './matcher.ts';
 import { applyMasks, type MaskSpan, type PlaceholderBook } from './placeholders.ts';
@@ -13,8 +14,6 @@ import {
   type GuardrailPolicy,
   type GuardrailScopeType,
 } from './policy.ts';
-
-const compareStrings = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Who is calling: what policy scopes are matched against. */
 export interface GuardrailCallScope {

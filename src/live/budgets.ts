@@ -5,6 +5,7 @@
 import type { Logger } from 'pino';
 import type { ChangeBus } from '../ports/change-bus.ts';
 import type { BudgetRecord, BudgetStore } from '../store/budgets.ts';
+import { compareStrings } from '../util/compare.ts';
 import { isDeleted, LiveMirror } from './feed.ts';
 
 /** What the mirror reads from the budget store. */
@@ -63,7 +64,7 @@ export class BudgetMirror extends LiveMirror<BudgetRecord> {
       return;
     }
     // Ordered by id (creation order), so admission visits an org's budgets in a stable order.
-    const list = [...org.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const list = [...org.values()].sort((a, b) => compareStrings(a.id, b.id));
     this.#lists.set(orgId, Object.freeze(list));
   }
 

@@ -8,6 +8,7 @@
 import type { Logger } from 'pino';
 import type { ChangeBus } from '../ports/change-bus.ts';
 import type { GuardrailPolicyRecord, GuardrailStore } from '../store/guardrails.ts';
+import { compareStrings } from '../util/compare.ts';
 import { isDeleted, LiveMirror } from './feed.ts';
 
 /** What the mirror reads from the guardrail store. */
@@ -46,7 +47,7 @@ const rank = (t: string): number => {
 };
 
 function byApplyOrder<P>(a: LiveGuardrail<P>, b: LiveGuardrail<P>): number {
-  return rank(a.scopeType) - rank(b.scopeType) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  return rank(a.scopeType) - rank(b.scopeType) || compareStrings(a.id, b.id);
 }
 
 export class GuardrailMirror<P> extends LiveMirror<GuardrailPolicyRecord> {

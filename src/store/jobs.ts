@@ -8,6 +8,7 @@
 // UPDATE ... WHERE id IN (SELECT ... LIMIT n) RETURNING is already atomic.
 import { type Kysely, SqliteAdapter, sql } from 'kysely';
 import type { JsonValue } from '../ir/types.ts';
+import { compareStrings } from '../util/compare.ts';
 import { newId } from '../util/ids.ts';
 import { fromJsonText } from '../util/json.ts';
 import { nowIso } from '../util/time.ts';
@@ -246,10 +247,8 @@ export function createJobStore(baseDb: Db): JobStore {
             const ids = picked.map((p) => p.id);
             return take(trx).where('id', 'in', ids).returningAll().execute();
           });
-      // RETURNING gives no order guarantee; ids sort by creation, in code-unit order (ULIDs). Not
-      // localeCompare: its collation tables (~1.7 MB of ICU data in a started gateway) would stay
-      // resident for this alone.
-      return rows.map(toRecord).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      // RETURNING gives no order guarantee; ids sort by creation.
+      return rows.map(toRecord).sort((a, b) => compareStrings(a.id, b.id));
     },
 
     async heartbeat(lease, leaseMs, now = Date.now()) {

@@ -13,6 +13,8 @@
 // Every table is also keyed by the row's request_type (migration 130), so that a report can count
 // inference apart from polls and listings (src/logs/report-request-types.ts). The gateway logs
 // some twenty types, set by its code rather than by callers, so this needs no bound.
+
+import { compareStrings } from '../util/compare.ts';
 import { latencyBin } from './rollups-histogram.ts';
 
 export const HOUR = 3600;
@@ -178,7 +180,7 @@ export function canonicalTags(tags: string | null): string {
     return '';
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return '';
-  const entries = Object.entries(parsed as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const entries = Object.entries(parsed as Record<string, unknown>).sort(([a], [b]) => compareStrings(a, b));
   if (entries.length === 0) return '';
   return JSON.stringify(Object.fromEntries(entries.map(([k, v]) => [k, String(v)])));
 }
@@ -233,7 +235,7 @@ export class RollupBatch {
       note(f, 'tagset', f.tagset);
     }
     return [...groups.entries()]
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .sort(([a], [b]) => compareStrings(a, b))
       .map(([, g]) => ({ ...g, values: [...new Set(g.values)].sort() }));
   }
 
@@ -267,7 +269,7 @@ export class RollupBatch {
     return ROLLUP_TABLES.map((table, t) => ({
       table,
       rows: [...(maps[t] as Map<string, RollupRow>).entries()]
-        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .sort(([a], [b]) => compareStrings(a, b))
         .map(([, row]) => row),
     }));
   }
