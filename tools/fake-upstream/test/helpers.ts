@@ -56,3 +56,15 @@ export async function pollUntil<T>(read: () => Promise<T>, done: (v: T) => boole
     await new Promise((r) => setTimeout(r, 15));
   }
 }
+
+/**
+ * Asserts a `pace-<ms>` stream spread its records over time. Gaps between arrivals prove nothing on a
+ * busy machine (a client that stalls reads several records at once), but the last record cannot arrive
+ * before the fake slept between every pair, so the span since the request is a firm lower bound.
+ * A timer may fire up to 1 ms early against `performance.now`, hence the slack.
+ */
+export function assertPaced(started: number, arrivals: readonly number[], paceMs: number): void {
+  const span = (arrivals.at(-1) ?? started) - started;
+  const least = (arrivals.length - 1) * (paceMs - 1);
+  if (span < least) throw new Error(`${arrivals.length} records in ${span.toFixed(1)} ms, expected at least ${least} ms`);
+}
