@@ -66,5 +66,6 @@ export async function pollUntil<T>(read: () => Promise<T>, done: (v: T) => boole
 export function assertPaced(started: number, arrivals: readonly number[], paceMs: number): void {
   const span = (arrivals.at(-1) ?? started) - started;
   const least = (arrivals.length - 1) * (paceMs - 1);
-  if (span < least) throw new Error(`${arrivals.length} records in ${span.toFixed(1)} ms, expected at least ${least} ms`);
+  if (span < least)
+    throw new Error(`${arrivals.length} records in ${span.toFixed(1)} ms, expected at least ${least} ms`);
 }
