@@ -31,8 +31,12 @@ function exposedGc(): () => void {
   return () => Reflect.apply(gc, undefined, []);
 }
 
-/** Starts the watch; the returned function stops it. The timer never keeps the process alive. */
-export function trimHeapWhenIdle(): () => void {
+/**
+ * Starts the watch; the returned function stops it. The timer never keeps the process alive.
+ * `releaseNative` (cli/malloc.ts) runs at the first quiet tick and at the tick after each collection,
+ * which frees the buffers whose memory it hands back.
+ */
+export function trimHeapWhenIdle(releaseNative: () => void = () => {}): () => void {
   let gc: () => void;
   try {
     gc = exposedGc();
@@ -42,13 +46,22 @@ export function trimHeapWhenIdle(): () => void {
   }
   let last = performance.eventLoopUtilization();
   let tries = 0;
+  let releases = 0;
   const timer = setInterval(() => {
     const now = performance.eventLoopUtilization();
     const busy = performance.eventLoopUtilization(now, last).utilization;
     last = now;
     if (busy > IDLE_UTILIZATION) {
       tries = 0;
+      releases = 0;
       return;
+    }
+    // At the start of a tick, so it also hands back what the last tick's collection freed: V8 frees
+    // array buffers' memory on a helper thread after the collection returns.
+    if (releases < MAX_TRIES_PER_QUIET + 1) {
+      releases++;
+      releaseNative();
+      last = performance.eventLoopUtilization();
     }
     if (tries >= MAX_TRIES_PER_QUIET || youngBytes() <= SMALL_YOUNG_BYTES) return;
     tries++;

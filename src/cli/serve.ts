@@ -5,6 +5,7 @@ import { setFlagsFromString } from 'node:v8';
 import type { FastifyInstance } from 'fastify';
 import { type Config, loadConfig } from '../config.ts';
 import { trimHeapWhenIdle } from './idle-heap.ts';
+import { type MallocTuning, tuneMalloc } from './malloc.ts';
 import { runPrimary } from './workers.ts';
 import { capYoungGeneration, nodeFlagsGiven, type YoungGenerationCap } from './young-generation.ts';
 
@@ -57,10 +58,11 @@ const FINISH_MS = 5_000;
 // every collection, so it can be set here; a value given in NODE_OPTIONS or on the command line wins.
 const HEAP_GROWING_PERCENT = 50;
 
-function tuneHeap(): YoungGenerationCap {
+function tuneHeap(): { young: YoungGenerationCap; malloc: MallocTuning } {
   if (!nodeFlagsGiven().includes('heap-growing-percent'))
     setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
-  return capYoungGeneration();
+  // Before the log worker starts: a thread keeps the malloc arena it first allocated from.
+  return { young: capYoungGeneration(), malloc: tuneMalloc() };
 }
 
 export async function serveCommand(opts: ServeOptions = {}): Promise<number | undefined> {
@@ -68,7 +70,7 @@ export async function serveCommand(opts: ServeOptions = {}): Promise<number | un
   // Workers are forked with this process's arguments, so each one reads the same flags.
   const { workers } = loadConfig(process.env, overrides);
   if (workers > 1 && cluster.isPrimary) return runPrimary(workers);
-  const young = tuneHeap();
+  const { young, malloc } = tuneHeap();
   // Loaded once the heap is tuned: evaluating the gateway's modules is what first grows the young
   // generation, and a space grown past the cap would stay that size until the next quiet spell.
   const { buildApp } = await import('../app.ts');
@@ -100,9 +102,9 @@ export async function serveCommand(opts: ServeOptions = {}): Promise<number | un
     await app.close();
     throw err;
   }
-  app.log.info({ storage: app.svc.dialect }, 'switchyard ready');
+  app.log.info({ storage: app.svc.dialect, nativeMalloc: malloc.native }, 'switchyard ready');
   young.started();
-  trimHeapWhenIdle();
+  trimHeapWhenIdle(malloc.release);
   // One banner per gateway, not one per worker.
   if (config.workerId === null || config.workerId === 1) process.stdout.write(banner(app));
 
