@@ -11,6 +11,7 @@ import { runEmbedding } from '../pipeline/embeddings.ts';
 import type { CallRecord } from '../pipeline/types.ts';
 import type { TraceLink } from '../ports/trace-links.ts';
 import type { BatchFamily, ItemOutcome } from '../store/batches.ts';
+import type { CallSignal } from '../util/call-abort.ts';
 import { newId } from '../util/ids.ts';
 import { asJson, isRecord, parseBoundedJson } from '../util/json.ts';
 import type { AlphaResult } from './objects.ts';
@@ -24,7 +25,7 @@ export interface ItemRun {
   traceLink: TraceLink;
   principal: Principal;
   request: JsonValue;
-  signal: AbortSignal;
+  signal: CallSignal;
 }
 
 export interface ItemRunOutcome extends ItemOutcome {

@@ -2,6 +2,7 @@
 // families' `type` come from the registry (codes.ts); the HTTP layer and the family codecs only
 // choose the body shape.
 import type { UpstreamErrorInfo } from '../ir/types.ts';
+import type { CallSignal } from '../util/call-abort.ts';
 import { type ErrorCode, errorSpec, renderMessage } from './codes.ts';
 
 export interface GatewayErrorOptions {
@@ -128,6 +129,6 @@ export class ShutdownAbort extends Error {
   }
 }
 
-export function abortedByShutdown(signal: AbortSignal): boolean {
+export function abortedByShutdown(signal: CallSignal): boolean {
   return signal.aborted && signal.reason instanceof ShutdownAbort;
 }

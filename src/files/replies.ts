@@ -8,6 +8,7 @@ import type { PipelineDeps } from '../pipeline/deps.ts';
 import { type EndpointCall, type EndpointOutcome, recordEndpointCall } from '../pipeline/endpoint-record.ts';
 import type { LinkedSpan } from '../ports/trace-links.ts';
 import type { FilesAnswer } from '../providers/capabilities.ts';
+import type { CallSignal } from '../util/call-abort.ts';
 import { parseBoundedJson } from '../util/json.ts';
 
 /** JSON to serialize, text passed on as the upstream wrote it, or bytes streamed through. */
@@ -101,7 +102,7 @@ export async function passOn(
 }
 
 /** The failure a thrown error stands for, when the caller should see it; undefined for a fault. */
-export function asGatewayError(err: unknown, signal: AbortSignal): GatewayError | undefined {
+export function asGatewayError(err: unknown, signal: CallSignal): GatewayError | undefined {
   if (signal.aborted) return new GatewayError('client_closed');
   return err instanceof GatewayError ? err : undefined;
 }

@@ -13,6 +13,7 @@ import { UpstreamTransportError } from '../providers/http.ts';
 import { filesApi } from '../providers/registry.ts';
 import { type FileBlobs, newFileId } from '../store/file-blobs.ts';
 import type { FileRecord, FileStore } from '../store/files.ts';
+import type { CallSignal } from '../util/call-abort.ts';
 import { isRecord, parseBoundedJson } from '../util/json.ts';
 import { fileObject, listPage, parseListQuery } from './objects.ts';
 import { GATEWAY_PROVIDER as GATEWAY, placeUpload, reachFile, type UpstreamPlace } from './placement.ts';
@@ -46,7 +47,7 @@ export interface FilesCaller {
   requestId: string;
   headers: IncomingHttpHeaders;
   /** Aborted when the caller goes away. */
-  signal: AbortSignal;
+  signal: CallSignal;
 }
 
 const firstHeader = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { test } from 'node:test';
+import type { CallSignal } from '../util/call-abort.ts';
 import { InFlight } from './proxy-routes.ts';
 
 /** What InFlight reads of a response: its 'close' event and whether the answer was written whole. */
@@ -15,7 +16,7 @@ class FakeResponse extends EventEmitter {
     this.emit('close');
   }
 }
-const track = (f: InFlight, r: FakeResponse): AbortSignal => f.track(r as unknown as ServerResponse);
+const track = (f: InFlight, r: FakeResponse): CallSignal => f.track(r as unknown as ServerResponse);
 
 test('a call is in flight until its response closes; a finished slot is reused', () => {
   const f = new InFlight();

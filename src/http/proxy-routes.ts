@@ -15,6 +15,7 @@ import { runCountTokens } from '../pipeline/count-tokens.ts';
 import type { PipelineDeps } from '../pipeline/deps.ts';
 import { runEmbedding } from '../pipeline/embeddings.ts';
 import type { PipelineReply, ProxyInput } from '../pipeline/types.ts';
+import { CallAbort, type CallSignal } from '../util/call-abort.ts';
 import { safeHeaders } from './header-value.ts';
 import { alphaModelList, betaModelList } from './model-lists.ts';
 import { requestIdHeaders } from './request-id.ts';
@@ -38,7 +39,7 @@ type Tracked = ServerResponse & { [SLOT]?: number };
  * and a full collection every ~3,000 calls, against 0.6 KB without the Map (bench/gc.ts).
  */
 export class InFlight {
-  readonly #calls: Array<AbortController | undefined> = [];
+  readonly #calls: Array<CallAbort | undefined> = [];
   /** Slots of finished calls, reused first. */
   readonly #free: number[] = [];
   // One listener for every call (it finds its call by the response it fires on): no closure per call.
@@ -59,18 +60,19 @@ export class InFlight {
   }
 
   /** Aborts when the caller disconnects before the response is complete, or on abortAll(). */
-  track(raw: ServerResponse): AbortSignal {
+  track(raw: ServerResponse): CallSignal {
     // No route tracks a response twice today; if one did, a second slot would never be freed (one
     // close listener frees one slot), so a response already tracked keeps its call and signal.
     const tracked = (raw as Tracked)[SLOT];
     const known = tracked === undefined ? undefined : this.#calls[tracked];
-    if (known !== undefined) return known.signal;
-    const ac = new AbortController();
+    if (known !== undefined) return known;
+    // A light cell, not an AbortController: nothing downstream needs a real signal (util/call-abort.ts).
+    const ac = new CallAbort();
     const slot = this.#free.pop() ?? this.#calls.length;
     this.#calls[slot] = ac;
     (raw as Tracked)[SLOT] = slot;
     raw.once('close', this.#onClose);
-    return ac.signal;
+    return ac;
   }
 
   get size(): number {

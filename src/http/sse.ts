@@ -4,6 +4,7 @@ import type { ServerResponse } from 'node:http';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { StreamSummary } from '../ir/outcome.ts';
 import type { PipelineReply } from '../pipeline/types.ts';
+import type { CallSignal } from '../util/call-abort.ts';
 import { safeHeaders } from './header-value.ts';
 import { requestIdHeaders } from './request-id.ts';
 
@@ -12,7 +13,7 @@ type StreamReply = Extract<PipelineReply, { kind: 'stream' }>;
 export async function writeSse(
   raw: ServerResponse,
   reply: StreamReply,
-  signal: AbortSignal,
+  signal: CallSignal,
   requestId: string,
 ): Promise<void> {
   raw.writeHead(200, {

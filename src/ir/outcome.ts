@@ -1,5 +1,6 @@
 // What one upstream attempt produced, before anything is written to the caller: the contract between
 // the routing loop (which may still fall back) and the pipeline (which encodes and sends).
+import type { CallSignal } from '../util/call-abort.ts';
 import type { ChatResponse, EncodeWarning, StopReason, UpstreamErrorInfo, Usage } from './types.ts';
 
 export interface StreamSink {
@@ -21,7 +22,7 @@ export interface StreamSummary {
 
 /** An opened upstream stream, relayed to the caller's sink in the caller's family. */
 export interface StreamRelay {
-  run(sink: StreamSink, signal: AbortSignal): Promise<StreamSummary>;
+  run(sink: StreamSink, signal: CallSignal): Promise<StreamSummary>;
 }
 
 export interface JsonOutcome {

@@ -25,6 +25,7 @@ import { imageCost, speechCost, transcriptionCost } from '../providers/catalog/m
 import { contentTypeOf, quoted } from '../providers/http.ts';
 import { mediaApi } from '../providers/registry.ts';
 import type { VendorId } from '../providers/types.ts';
+import type { CallSignal } from '../util/call-abort.ts';
 import { asNumber, asRecord, fromJsonText, isRecord } from '../util/json.ts';
 
 const IMAGE_VENDORS: readonly VendorId[] = ['openai', 'azure-openai', 'together', 'fireworks'];
@@ -34,7 +35,7 @@ export interface MediaCaller {
   principal: Principal;
   requestId: string;
   headers: IncomingHttpHeaders;
-  signal: AbortSignal;
+  signal: CallSignal;
   rawBody?: string;
 }
 
@@ -108,7 +109,7 @@ export class Media {
     path: MediaOperation,
     body: Buffer | string,
     type: string,
-    signal: AbortSignal,
+    signal: CallSignal,
   ): Promise<UpstreamAnswer> {
     return mediaApi(t.vendor).send(t.credential, t.model, path, body, type, signal);
   }

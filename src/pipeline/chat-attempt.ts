@@ -8,6 +8,7 @@ import { attemptFailure } from '../providers/attempt-failure.ts';
 import { sendUpstream } from '../providers/http.ts';
 import { chatAdapterFor } from '../providers/registry.ts';
 import type { ChatAdapter, HttpRequestSpec, Target } from '../providers/types.ts';
+import type { CallSignal } from '../util/call-abort.ts';
 import { isRecord } from '../util/json.ts';
 import type { ChatCall, RoutedTarget } from './call.ts';
 import { checkJsonAgainstSchema } from './json-schema.ts';
@@ -17,7 +18,7 @@ export function isPassthrough(codec: FamilyCodec, adapter: ChatAdapter): boolean
   return adapter.wire === codec.nativeWire;
 }
 
-export async function attemptChat(call: ChatCall, target: RoutedTarget, signal: AbortSignal): Promise<AttemptOutcome> {
+export async function attemptChat(call: ChatCall, target: RoutedTarget, signal: CallSignal): Promise<AttemptOutcome> {
   const adapter = chatAdapterFor(target.vendor, target.model);
   // A guarded call's request was rewritten and its answer must be checked: never the raw bytes.
   const passthrough = call.guard?.translate !== true && isPassthrough(call.codec, adapter);

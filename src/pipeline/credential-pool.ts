@@ -7,6 +7,7 @@
 import type { UpstreamErrorInfo } from '../ir/types.ts';
 import type { ResolvedCredential } from '../live/credentials.ts';
 import type { Breaker } from '../util/breaker.ts';
+import type { CallSignal } from '../util/call-abort.ts';
 import type { RoutedTarget } from './call.ts';
 
 /** Credentials one attempt may go through before its failure is the caller's answer. */
@@ -70,7 +71,7 @@ type Outcome = { ok: true } | { ok: false; error: UpstreamErrorInfo };
 export async function acrossCredentials<O extends Outcome>(
   first: RoutedTarget,
   others: readonly ResolvedCredential[],
-  signal: AbortSignal,
+  signal: CallSignal,
   run: (target: RoutedTarget) => Promise<O>,
   each?: (target: RoutedTarget, outcome: O, latencyMs: number) => void,
 ): Promise<{ target: RoutedTarget; outcome: O }> {

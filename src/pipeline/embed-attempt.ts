@@ -9,6 +9,7 @@ import { lookupModel } from '../providers/catalog/index.ts';
 import { type Deadlines, sendUpstream } from '../providers/http.ts';
 import { chatAdapterFor, embeddingAdapterFor } from '../providers/registry.ts';
 import type { Target } from '../providers/types.ts';
+import type { CallSignal } from '../util/call-abort.ts';
 
 export interface EmbeddingBody {
   model: string;
@@ -81,7 +82,7 @@ export type EmbedOutcome =
 export async function embedOnce(
   req: EmbeddingRequest,
   target: Target,
-  signal: AbortSignal,
+  signal: CallSignal,
   expectDimensions?: number,
   deadlines?: Deadlines,
 ): Promise<EmbedOutcome> {

@@ -6,6 +6,7 @@ import type { Deadlines } from '../providers/http.ts';
 import { runSequential } from '../routing/execute.ts';
 import { type DecisionTrace, decisionTrace } from '../routing/trace.ts';
 import type { ActiveConfig, Decision } from '../routing/types.ts';
+import type { CallSignal } from '../util/call-abort.ts';
 import type { RoutedTarget } from './call.ts';
 import { acrossCredentials } from './credential-pool.ts';
 import { type EmbedOutcome, embedOnce } from './embed-attempt.ts';
@@ -32,7 +33,7 @@ export async function executeEmbedding(
   i: EmbedRouteInput,
   plan: { decision: Decision; dims?: number },
   live: LiveState,
-  signal: AbortSignal,
+  signal: CallSignal,
 ): Promise<EmbedServed> {
   const samples: HealthSample[] = [];
   // Steps run one at a time, so the credential of the last step tried is the one that served.

@@ -10,6 +10,7 @@ import { executePlan } from '../routing/execute.ts';
 import { type AttemptRecord, attemptRecord, type ExecutionResult, type Executor } from '../routing/execute-types.ts';
 import { type DecisionTrace, decisionTrace, directTrace } from '../routing/trace.ts';
 import type { CandidateRef, PlannedAttempt } from '../routing/types.ts';
+import type { CallSignal } from '../util/call-abort.ts';
 import type { ChatCall, RoutedTarget } from './call.ts';
 import { attemptChat } from './chat-attempt.ts';
 import { acrossCredentials } from './credential-pool.ts';
@@ -59,7 +60,7 @@ export async function executeChat(
   plan: RoutePlan,
   orgId: string,
   live: LiveState,
-  signal: AbortSignal,
+  signal: CallSignal,
 ): Promise<Served> {
   if (plan.kind === 'direct') {
     const price = live.priceOverride(orgId, plan.target.vendor, plan.target.model);
@@ -116,7 +117,7 @@ async function executeDirect(
   call: ChatCall,
   first: RoutedTarget,
   alternates: readonly ResolvedCredential[],
-  signal: AbortSignal,
+  signal: CallSignal,
   price: ModelPrice | undefined,
 ): Promise<Served> {
   const attempts: AttemptRecord[] = [];

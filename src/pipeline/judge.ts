@@ -3,6 +3,7 @@
 import { alphaCodec } from '../families/alpha/codec.ts';
 import type { ChatRequest } from '../ir/types.ts';
 import { parsePick, parseScore } from '../routing/acceptance.ts';
+import type { CallSignal } from '../util/call-abort.ts';
 import type { ChatCall, RoutedTarget } from './call.ts';
 import { attemptChat } from './chat-attempt.ts';
 
@@ -20,7 +21,7 @@ async function ask(
   target: RoutedTarget,
   prompt: string,
   requestId: string,
-  signal: AbortSignal,
+  signal: CallSignal,
 ): Promise<string | undefined> {
   const ir: ChatRequest = {
     model: target.model,
@@ -51,7 +52,7 @@ export async function judgePick(
   question: ChatRequest,
   answers: string[],
   requestId: string,
-  signal: AbortSignal,
+  signal: CallSignal,
 ): Promise<number | undefined> {
   const listed = answers.map((a, i) => `Answer ${i + 1}:\n${a}`).join('\n\n');
   const prompt = `Question:\n${lastUserText(question)}\n\n${listed}\n\nWhich answer is best? Reply with its number only.`;
@@ -64,7 +65,7 @@ export async function judgeScore(
   question: ChatRequest,
   answer: string,
   requestId: string,
-  signal: AbortSignal,
+  signal: CallSignal,
 ): Promise<number | undefined> {
   const prompt = `Question:\n${lastUserText(question)}\n\nAnswer:\n${answer}\n\nRate the answer from 0 (useless) to 10 (excellent). Reply with the number only.`;
   const text = await ask(target, prompt, requestId, signal);

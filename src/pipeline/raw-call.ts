@@ -15,6 +15,7 @@ import type { VendorId } from '../providers/types.ts';
 import { runSequential } from '../routing/execute.ts';
 import { decisionTrace } from '../routing/trace.ts';
 import type { RequestFacts } from '../routing/types.ts';
+import type { CallSignal } from '../util/call-abort.ts';
 import type { RoutedTarget } from './call.ts';
 import { acrossCredentials } from './credential-pool.ts';
 import type { PipelineDeps } from './deps.ts';
@@ -52,7 +53,7 @@ export interface RawCallSpec {
    * `mask` is for the JSON text of the body: it replaces each value the input checks masked with its
    * placeholder (the identity when they masked nothing).
    */
-  send(target: RoutedTarget, signal: AbortSignal, mask: (json: string) => string): Promise<UpstreamAnswer>;
+  send(target: RoutedTarget, signal: CallSignal, mask: (json: string) => string): Promise<UpstreamAnswer>;
 }
 
 /** The slot the guard stage's `checkTexts` fills on a pass-through call it masked. */
@@ -103,7 +104,7 @@ interface RawFailure {
 async function tryOnce(
   send: RawCallSpec['send'],
   target: RoutedTarget,
-  signal: AbortSignal,
+  signal: CallSignal,
   mask: BodyMask | undefined,
 ): Promise<Tried> {
   try {

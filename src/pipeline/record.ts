@@ -1,6 +1,7 @@
 // What the afterResponse hooks see of a finished call: one record per call, whatever its kind.
 import type { ChatResponse, UpstreamErrorInfo, Usage } from '../ir/types.ts';
 import type { CandidateRef } from '../routing/types.ts';
+import type { CallSignal } from '../util/call-abort.ts';
 import { isEmptyObject } from '../util/json.ts';
 import type { RoutedTarget } from './call.ts';
 import type { CallRecord, FeatureNotes, HealthSample, ProxyCall } from './types.ts';
@@ -26,7 +27,7 @@ export function directHealthSamples(
   target: RoutedTarget,
   outcome: { ok: true } | { ok: false; error: UpstreamErrorInfo },
   latencyMs: number,
-  signal: AbortSignal,
+  signal: CallSignal,
 ): HealthSample[] {
   if (target.credentialId === undefined || signal.aborted) return [];
   const ref: CandidateRef = { vendor: target.vendor, vendorAsSent: target.vendorAsSent, model: target.model };

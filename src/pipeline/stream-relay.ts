@@ -11,6 +11,7 @@ import type { StreamEvent, UpstreamErrorInfo } from '../ir/types.ts';
 import { recordSplitter, transportError } from '../providers/http.ts';
 import { eventStreamException } from '../providers/registry.ts';
 import type { ChatAdapter, StreamDecoder, Target, UpstreamEvent } from '../providers/types.ts';
+import type { CallSignal } from '../util/call-abort.ts';
 import { isRecord } from '../util/json.ts';
 import type { ChatCall } from './call.ts';
 import type { StreamGuard, StreamGuardStep } from './guard.ts';
@@ -79,7 +80,7 @@ class Relay implements StreamRelay {
     this.#input = input;
   }
 
-  async run(sink: StreamSink, signal: AbortSignal): Promise<StreamSummary> {
+  async run(sink: StreamSink, signal: CallSignal): Promise<StreamSummary> {
     const input = this.#input;
     const summary = newSummary();
     this.#summary = summary;

@@ -15,6 +15,7 @@ import type { VendorId } from '../providers/types.ts';
 import type { HealthTracker } from '../routing/health.ts';
 import type { AliasUse, ConfigRef, DryRunEnvelope } from '../routing/trace.ts';
 import type { ActiveConfig, CandidateRef, Decision } from '../routing/types.ts';
+import type { CallSignal } from '../util/call-abort.ts';
 import type { ChatCall, RoutedTarget } from './call.ts';
 
 /** The in-memory state a proxy call reads; never the database. */
@@ -46,7 +47,7 @@ export interface ProxyInput {
   rawBody?: string;
   headers: IncomingHttpHeaders;
   /** Aborted when the caller goes away. */
-  signal: AbortSignal;
+  signal: CallSignal;
   /** `POST /alpha/v1/dry-run`: always answer with the routing decision. */
   dryRun?: boolean;
   /** Set when the management API re-runs a logged request: the id of that request. */

@@ -8,6 +8,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { UpstreamErrorInfo, Usage } from '../ir/types.ts';
+import type { CallSignal } from '../util/call-abort.ts';
 import type { Credential, HttpMethod } from './types.ts';
 
 /** A body not yet read: `text()` or `json()` it, iterate or pipe it, or `dump()` it. */
@@ -25,7 +26,7 @@ export interface UpstreamAnswer {
 }
 
 export interface CallOptions {
-  signal?: AbortSignal;
+  signal?: CallSignal;
 }
 
 /** The vendors with an OpenAI-wire files API the gateway forwards to. */
@@ -109,7 +110,7 @@ export interface PassthroughRequest {
   /** Sent as is; a content type goes in `headers`. */
   body?: string | Buffer | Uint8Array | null;
   headers?: Record<string, string>;
-  signal?: AbortSignal;
+  signal?: CallSignal;
 }
 
 /** The Responses API, passed through: the caller's body out, the upstream's answer back unread. */
@@ -129,6 +130,6 @@ export interface MediaApi {
     operation: MediaOperation,
     body: string | Buffer,
     contentType: string,
-    signal?: AbortSignal,
+    signal?: CallSignal,
   ): Promise<UpstreamAnswer>;
 }

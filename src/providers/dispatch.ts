@@ -5,6 +5,7 @@
 // (the connection is paused while more than HIGH_WATER bytes wait for the consumer).
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
+import type { CallSignal } from '../util/call-abort.ts';
 
 const HIGH_WATER = 64 * 1024;
 
@@ -113,14 +114,14 @@ export interface DispatchRequest {
   method: string;
   headers: Record<string, string>;
   body?: string | Uint8Array;
-  signal?: AbortSignal;
+  signal?: CallSignal;
   /** Milliseconds until the response headers arrive (the agent's default when unset). */
   headersTimeout?: number;
   /** Milliseconds the body may pause between two chunks. */
   bodyTimeout?: number;
 }
 
-function abortReason(signal: AbortSignal): Error {
+function abortReason(signal: CallSignal): Error {
   return signal.reason instanceof Error ? signal.reason : new Error('aborted');
 }
 

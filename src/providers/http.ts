@@ -8,6 +8,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { UpstreamErrorInfo } from '../ir/types.ts';
+import type { CallSignal } from '../util/call-abort.ts';
 import type { HttpHeaders } from '../util/http-headers.ts';
 import { Utf8Stream } from '../util/utf8-stream.ts';
 import { EventStreamDecoder } from './bedrock/eventstream.ts';
@@ -28,7 +29,7 @@ export interface UpstreamResponse {
 }
 
 export interface SendOptions {
-  signal?: AbortSignal;
+  signal?: CallSignal;
   /** Deadlines of this call; see `Deadlines`. */
   deadlines?: Deadlines;
 }
@@ -71,7 +72,7 @@ export interface StreamedRequest {
   headers: Record<string, string>;
   /** A Readable is streamed (a multipart upload with its exact Content-Length in `headers`). */
   body?: string | Uint8Array | Readable | null;
-  signal?: AbortSignal;
+  signal?: CallSignal;
   /** This call's body deadline, when it differs from the lane's. */
   bodyTimeout?: number;
 }
@@ -100,7 +101,7 @@ export function contentTypeOf(answer: { headers: IncomingHttpHeaders }, fallback
 }
 
 /** Maps a thrown transport error to the normalized shape: aborted-by-deadline is a 504, the rest 502. */
-export function transportError(err: unknown, signal?: AbortSignal): UpstreamErrorInfo {
+export function transportError(err: unknown, signal?: CallSignal): UpstreamErrorInfo {
   const reason = signal?.aborted ? signal.reason : undefined;
   if (
     isTimeout(reason) ||

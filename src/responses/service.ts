@@ -29,6 +29,7 @@ import { responsesApi } from '../providers/registry.ts';
 import type { VendorId } from '../providers/types.ts';
 import type { FileStore } from '../store/files.ts';
 import type { ResponseRecord, ResponseStore } from '../store/responses.ts';
+import type { CallSignal } from '../util/call-abort.ts';
 import { fromJsonText, isRecord } from '../util/json.ts';
 import { BackgroundCompletion } from './background.ts';
 import { completedEvents, cost, notFound, targetOf } from './objects.ts';
@@ -58,7 +59,7 @@ export interface ResponsesCaller {
   principal: Principal;
   requestId: string;
   headers: IncomingHttpHeaders;
-  signal: AbortSignal;
+  signal: CallSignal;
   rawBody?: string;
 }
 

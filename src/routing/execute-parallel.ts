@@ -1,6 +1,7 @@
 // Ensemble execution: every attempt at once. `parallel_fastest` returns the first success and cancels
 // the others; `parallel_judge` waits for all and lets the judge pick among the successes.
 import type { AttemptOutcome } from '../ir/outcome.ts';
+import type { CallSignal } from '../util/call-abort.ts';
 import type { Attempter, ExecutionResult, Executor } from './execute-types.ts';
 import { runAttempt, type TimedAttempt } from './run-attempt.ts';
 import type { Decision, PlannedAttempt } from './types.ts';
@@ -20,7 +21,7 @@ export async function runParallel(
   d: Decision,
   exec: Executor,
   chat: Attempter<AttemptOutcome>,
-  signal: AbortSignal,
+  signal: CallSignal,
 ): Promise<ExecutionResult> {
   const cancels = new Map<PlannedAttempt, () => void>();
   const settled: Settled[] = [];
@@ -76,7 +77,7 @@ function textOf(o: AttemptOutcome): string {
   return o.ok && o.kind === 'json' ? o.text : '';
 }
 
-async function judgeChoice(d: Decision, exec: Executor, ok: Settled[], signal: AbortSignal): Promise<Settled> {
+async function judgeChoice(d: Decision, exec: Executor, ok: Settled[], signal: CallSignal): Promise<Settled> {
   // Keep the plan's order so that the judge's "answer 1" is the first candidate of the config.
   const ordered = d.attempts.flatMap((step) => ok.filter((s) => s.step === step));
   if (ordered.length === 1 || !d.judge || !exec.judgePick) return ordered[0];

@@ -3,6 +3,7 @@
 
 import type { AttemptOutcome, FailedOutcome } from '../ir/outcome.ts';
 import type { Usage } from '../ir/types.ts';
+import type { CallSignal } from '../util/call-abort.ts';
 import type { CandidateRef, PlannedAttempt } from './types.ts';
 
 export interface AttemptRecord {
@@ -51,7 +52,7 @@ export type Settled = { ok: true } | FailedOutcome;
  */
 export interface Attempter<O extends Settled> {
   /** One try of a step; undefined when it could not be tried at all (no credential): no record, next step. */
-  attempt(step: PlannedAttempt, signal: AbortSignal): Promise<O | undefined>;
+  attempt(step: PlannedAttempt, signal: CallSignal): Promise<O | undefined>;
   /** Called for successful outcomes only: their cost and time to first byte, for the trace record. */
   measure?(ref: CandidateRef, outcome: O): { costUsd: number; ttfbMs?: number };
   /** Health feed: called once per finished attempt (not for cancelled ones). */
@@ -60,12 +61,12 @@ export interface Attempter<O extends Settled> {
 
 /** The chat executor: every step is tried, answers are priced by usage, judges may be asked. */
 export interface Executor {
-  attempt(step: PlannedAttempt, signal: AbortSignal): Promise<AttemptOutcome>;
+  attempt(step: PlannedAttempt, signal: CallSignal): Promise<AttemptOutcome>;
   cost(ref: CandidateRef, usage: Usage): number;
   /** Asks a judge to pick the best of several answers; returns an index or undefined. */
-  judgePick?(judge: CandidateRef, answers: string[], signal: AbortSignal): Promise<number | undefined>;
+  judgePick?(judge: CandidateRef, answers: string[], signal: CallSignal): Promise<number | undefined>;
   /** Asks a judge to score one answer 0..10. */
-  judgeScore?(judge: CandidateRef, answer: string, signal: AbortSignal): Promise<number | undefined>;
+  judgeScore?(judge: CandidateRef, answer: string, signal: CallSignal): Promise<number | undefined>;
   /** Health feed: called once per finished attempt (not for cancelled ones). */
   observe?(ref: CandidateRef, ok: boolean, latencyMs: number, status: number, kind: string): void;
 }

@@ -4,6 +4,7 @@
 // sequential loop is generic over what an attempt returns: chat, embeddings and pass-through calls
 // all fall back through it; the ensemble and cascade modes need chat answers.
 import type { AttemptOutcome, FailedOutcome, JsonOutcome } from '../ir/outcome.ts';
+import type { CallSignal } from '../util/call-abort.ts';
 import { localRejection, shouldRetry } from './acceptance.ts';
 import { runParallel } from './execute-parallel.ts';
 import type { Attempter, AttemptRecord, ExecutionResult, Executor, Settled } from './execute-types.ts';
@@ -11,7 +12,7 @@ import { runAttempt } from './run-attempt.ts';
 import type { Decision, PlannedAttempt } from './types.ts';
 
 export interface ExecuteOptions {
-  signal: AbortSignal;
+  signal: CallSignal;
   /** The request asked for JSON (json_object or json_schema). */
   wantsJson: boolean;
 }
@@ -53,7 +54,7 @@ function chatAttempter(exec: Executor): Attempter<AttemptOutcome> {
 export async function runSequential<O extends Settled>(
   d: Decision,
   exec: Attempter<O>,
-  signal: AbortSignal,
+  signal: CallSignal,
 ): Promise<ExecutionResult<O>> {
   const attempts: AttemptRecord[] = [];
   let last: { outcome: O | FailedOutcome; step: PlannedAttempt } | undefined;

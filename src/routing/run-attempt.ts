@@ -2,6 +2,7 @@
 // until the answer starts (headers of a stream, the whole body of a JSON answer) so that a healthy
 // stream is never cut by its attempt timeout.
 import type { FailedOutcome } from '../ir/outcome.ts';
+import { CallAbort, type CallSignal } from '../util/call-abort.ts';
 import { type Attempter, type AttemptRecord, attemptRecord, type Settled } from './execute-types.ts';
 import type { PlannedAttempt } from './types.ts';
 
@@ -14,17 +15,17 @@ export interface TimedAttempt<O extends Settled> {
 export async function runAttempt<O extends Settled>(
   exec: Attempter<O>,
   step: PlannedAttempt,
-  clientSignal: AbortSignal,
+  clientSignal: CallSignal,
 ): Promise<TimedAttempt<O> | undefined> {
   // A signal of its own only for a deadline: without one the caller's signal is the attempt's (an
-  // ensemble already gives each attempt its own, which it cancels losers through). A controller and
-  // a listener per call cost ~1% of a pass-through call.
+  // ensemble already gives each attempt its own, which it cancels losers through). Its own is a light
+  // cell (util/call-abort.ts), not an AbortController.
   let signal = clientSignal;
   let onClient: (() => void) | undefined;
   let timer: NodeJS.Timeout | undefined;
   if (step.timeoutMs !== undefined) {
-    const ctl = new AbortController();
-    signal = ctl.signal;
+    const ctl = new CallAbort();
+    signal = ctl;
     onClient = (): void => ctl.abort(clientSignal.reason);
     if (clientSignal.aborted) onClient();
     else clientSignal.addEventListener('abort', onClient, { once: true });

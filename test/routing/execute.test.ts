@@ -7,10 +7,11 @@ import { executePlan } from '../../src/routing/execute.ts';
 import type { Executor } from '../../src/routing/execute-types.ts';
 import { compileStrategy } from '../../src/routing/normalize.ts';
 import type { PlannedAttempt } from '../../src/routing/types.ts';
+import type { CallSignal } from '../../src/util/call-abort.ts';
 import { ctx, failOutcome, hang, okOutcome } from './helpers.ts';
 
 function executor(
-  script: (step: PlannedAttempt, signal: AbortSignal) => Promise<AttemptOutcome>,
+  script: (step: PlannedAttempt, signal: CallSignal) => Promise<AttemptOutcome>,
 ): Executor & { calls: string[] } {
   const calls: string[] = [];
   return {
@@ -23,7 +24,7 @@ function executor(
   };
 }
 
-const byName = (step: PlannedAttempt, signal: AbortSignal): Promise<AttemptOutcome> => {
+const byName = (step: PlannedAttempt, signal: CallSignal): Promise<AttemptOutcome> => {
   const m = step.ref.model;
   if (m.includes('fail-429')) return Promise.resolve(failOutcome(429, 'rate_limit'));
   if (m.includes('fail-500')) return Promise.resolve(failOutcome(500));

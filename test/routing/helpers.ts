@@ -5,6 +5,7 @@ import type { ChatRequest } from '../../src/ir/types.ts';
 import { lookupModel } from '../../src/providers/catalog/index.ts';
 import { HealthTracker } from '../../src/routing/health.ts';
 import type { PlanContext, RequestFacts } from '../../src/routing/types.ts';
+import type { CallSignal } from '../../src/util/call-abort.ts';
 
 export function ir(text = 'hello', extra: Partial<ChatRequest> = {}): ChatRequest {
   return {
@@ -54,7 +55,7 @@ export function failOutcome(
 }
 
 /** Resolves when the signal aborts, like an upstream that never answers. */
-export function hang(signal: AbortSignal): Promise<AttemptOutcome> {
+export function hang(signal: CallSignal): Promise<AttemptOutcome> {
   return new Promise((resolve) => {
     signal.addEventListener('abort', () => {
       const timedOut = signal.reason instanceof DOMException && signal.reason.name === 'TimeoutError';
