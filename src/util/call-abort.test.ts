@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { asAbortSignal, CallAbort } from './call-abort.ts';
+import { CallAbort } from './call-abort.ts';
 
 test('a CallAbort runs its listeners once, in order, and keeps the reason', () => {
   const cell = new CallAbort();
@@ -47,21 +47,4 @@ test('a throwing listener does not stop the others', async () => {
   cell.abort();
   assert.deepEqual(seen, ['after']);
   assert.equal(((await uncaught) as Error).message, 'boom');
-});
-
-test('asAbortSignal gives a real signal that follows the cell, and passes a real one through', () => {
-  const cell = new CallAbort();
-  const real = asAbortSignal(cell);
-  assert.ok(real instanceof AbortSignal);
-  assert.equal(real.aborted, false);
-  const reason = new Error('gone');
-  cell.abort(reason);
-  assert.equal(real.aborted, true);
-  assert.equal(real.reason, reason);
-
-  const done = new CallAbort();
-  done.abort(reason);
-  assert.equal(asAbortSignal(done).reason, reason);
-  const controller = new AbortController();
-  assert.equal(asAbortSignal(controller.signal), controller.signal);
 });

@@ -1,8 +1,8 @@
 // A call's abort state on the proxy path. Node makes each AbortSignal by giving a fresh object a new
 // prototype, which leaves it a slow object: on Node 20 a controller costs 3.6-5.1 us, and a listener
 // added and removed 2-3 us more, about 2% of a pass-through call's main thread. Most calls are never
-// aborted and never hand their signal to an API that needs a real one, so the proxy path carries this
-// cell; code that gives a signal to fetch or AbortSignal.any asks for a real one (`asAbortSignal`).
+// aborted, and none hands its signal to an API that needs a real one (fetch, AbortSignal.any: the
+// type checker would refuse a CallSignal there), so the proxy path carries this cell instead.
 
 /** What the proxy path reads of an abort signal: a real AbortSignal fits it, and so does CallAbort. */
 export interface CallSignal {
@@ -58,13 +58,4 @@ export class CallAbort implements CallSignal {
       }
     }
   }
-}
-
-/** A real AbortSignal that follows `signal`, for the APIs that need one (fetch, AbortSignal.any). */
-export function asAbortSignal(signal: CallSignal): AbortSignal {
-  if (signal instanceof AbortSignal) return signal;
-  const controller = new AbortController();
-  if (signal.aborted) controller.abort(signal.reason);
-  else signal.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
-  return controller.signal;
 }
