@@ -1,6 +1,7 @@
 // A call's abort state on the proxy path. Node makes each AbortSignal by giving a fresh object a new
-// prototype, which leaves it a slow object: on Node 20 a controller costs 3.6-5.1 us, and a listener
-// added and removed 2-3 us more, about 2% of a pass-through call's main thread. Most calls are never
+// prototype, which leaves it a slow object with a Map of listeners: on Node 20 a controller costs
+// 3.6-5.1 us, and a listener added and removed 2-3 us more. Replacing them cut CPU per pass-through
+// call by 14% (BENCHMARKS.md, session 19), the rest of it garbage-collector work. Most calls are never
 // aborted, and none hands its signal to an API that needs a real one (fetch, AbortSignal.any: the
 // type checker would refuse a CallSignal there), so the proxy path carries this cell instead.
 
