@@ -3,6 +3,7 @@
 // collection that sees a low allocation rate, which an idle process never runs: the gateway sat at
 // ~15-30 MB more than it needed for as long as no call came. A full collection after a whole quiet period lets V8 shrink
 // it (and compact the old generation); under load nothing is done, so throughput is not touched.
+// The same quiet ticks hand the C heap's free memory back (cli/malloc.ts).
 import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
