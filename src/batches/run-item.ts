@@ -3,6 +3,7 @@
 // batch is, once, with the items' summed cost): its record comes back through `batchItem`.
 import { alphaCodec } from '../families/alpha/codec.ts';
 import { betaCodec } from '../families/beta/codec.ts';
+import type { CallSignal } from '../ir/call-signal.ts';
 import type { JsonObject, JsonValue } from '../ir/types.ts';
 import type { Principal } from '../live/principals.ts';
 import { runChat } from '../pipeline/chat.ts';
@@ -11,7 +12,6 @@ import { runEmbedding } from '../pipeline/embeddings.ts';
 import type { CallRecord } from '../pipeline/types.ts';
 import type { TraceLink } from '../ports/trace-links.ts';
 import type { BatchFamily, ItemOutcome } from '../store/batches.ts';
-import type { CallSignal } from '../util/call-abort.ts';
 import { newId } from '../util/ids.ts';
 import { asJson, isRecord, parseBoundedJson } from '../util/json.ts';
 import type { AlphaResult } from './objects.ts';

@@ -4,11 +4,11 @@
 import type { Readable } from 'node:stream';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { alphaCodec } from '../families/alpha/codec.ts';
+import type { CallSignal } from '../ir/call-signal.ts';
 import type { PipelineDeps } from '../pipeline/deps.ts';
 import { type EndpointCall, type EndpointOutcome, recordEndpointCall } from '../pipeline/endpoint-record.ts';
 import type { LinkedSpan } from '../ports/trace-links.ts';
 import type { FilesAnswer } from '../providers/capabilities.ts';
-import type { CallSignal } from '../util/call-abort.ts';
 import { parseBoundedJson } from '../util/json.ts';
 
 /** JSON to serialize, text passed on as the upstream wrote it, or bytes streamed through. */

@@ -5,6 +5,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
 import { fromUpstream, GatewayError } from '../errors/gateway-error.ts';
+import type { CallSignal } from '../ir/call-signal.ts';
 import type { Principal } from '../live/principals.ts';
 import type { PipelineDeps } from '../pipeline/deps.ts';
 import { type EndpointCall, endpointCall, recordEndpointCall } from '../pipeline/endpoint-record.ts';
@@ -13,7 +14,6 @@ import { UpstreamTransportError } from '../providers/http.ts';
 import { filesApi } from '../providers/registry.ts';
 import { type FileBlobs, newFileId } from '../store/file-blobs.ts';
 import type { FileRecord, FileStore } from '../store/files.ts';
-import type { CallSignal } from '../util/call-abort.ts';
 import { isRecord, parseBoundedJson } from '../util/json.ts';
 import { fileObject, listPage, parseListQuery } from './objects.ts';
 import { GATEWAY_PROVIDER as GATEWAY, placeUpload, reachFile, type UpstreamPlace } from './placement.ts';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { test } from 'node:test';
-import type { CallSignal } from '../util/call-abort.ts';
+import type { CallSignal } from '../ir/call-signal.ts';
 import { InFlight } from './proxy-routes.ts';
 
 /** What InFlight reads of a response: its 'close' event and whether the answer was written whole. */

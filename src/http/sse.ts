@@ -2,9 +2,9 @@
 // once the relay's summary is known, and the family's error record when the relay itself throws.
 import type { ServerResponse } from 'node:http';
 import { GatewayError } from '../errors/gateway-error.ts';
+import type { CallSignal } from '../ir/call-signal.ts';
 import type { StreamSummary } from '../ir/outcome.ts';
 import type { PipelineReply } from '../pipeline/types.ts';
-import type { CallSignal } from '../util/call-abort.ts';
 import { safeHeaders } from './header-value.ts';
 import { requestIdHeaders } from './request-id.ts';
 

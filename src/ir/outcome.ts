@@ -1,6 +1,6 @@
 // What one upstream attempt produced, before anything is written to the caller: the contract between
 // the routing loop (which may still fall back) and the pipeline (which encodes and sends).
-import type { CallSignal } from '../util/call-abort.ts';
+import type { CallSignal } from './call-signal.ts';
 import type { ChatResponse, EncodeWarning, StopReason, UpstreamErrorInfo, Usage } from './types.ts';
 
 export interface StreamSink {

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { GatewayError } from '../errors/gateway-error.ts';
+import type { CallSignal } from '../ir/call-signal.ts';
 import type { Principal } from '../live/principals.ts';
 import type { RoutedTarget } from '../pipeline/call.ts';
 import type { PipelineDeps } from '../pipeline/deps.ts';
@@ -25,7 +26,6 @@ import { imageCost, speechCost, transcriptionCost } from '../providers/catalog/m
 import { contentTypeOf, quoted } from '../providers/http.ts';
 import { mediaApi } from '../providers/registry.ts';
 import type { VendorId } from '../providers/types.ts';
-import type { CallSignal } from '../util/call-abort.ts';
 import { asNumber, asRecord, fromJsonText, isRecord } from '../util/json.ts';
 
 const IMAGE_VENDORS: readonly VendorId[] = ['openai', 'azure-openai', 'together', 'fireworks'];

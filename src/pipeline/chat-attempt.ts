@@ -2,13 +2,13 @@
 // caller's family, translation through the IR otherwise. Returns a prepared outcome; nothing is
 // written to the caller here, so a routing strategy can still fall back to another target.
 import type { FamilyCodec } from '../families/shared/codec.ts';
+import type { CallSignal } from '../ir/call-signal.ts';
 import type { AttemptOutcome } from '../ir/outcome.ts';
 import type { ChatResponse, EncodeWarning, UpstreamErrorInfo } from '../ir/types.ts';
 import { attemptFailure } from '../providers/attempt-failure.ts';
 import { sendUpstream } from '../providers/http.ts';
 import { chatAdapterFor } from '../providers/registry.ts';
 import type { ChatAdapter, HttpRequestSpec, Target } from '../providers/types.ts';
-import type { CallSignal } from '../util/call-abort.ts';
 import { isRecord } from '../util/json.ts';
 import type { ChatCall, RoutedTarget } from './call.ts';
 import { checkJsonAgainstSchema } from './json-schema.ts';

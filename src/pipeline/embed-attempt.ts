@@ -3,13 +3,13 @@
 // 3: a vector of the wrong length from the upstream -> 502 dimension_mismatch).
 import { errorSpec, renderMessage } from '../errors/codes.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
+import type { CallSignal } from '../ir/call-signal.ts';
 import type { EmbeddingRequest, EmbeddingResponse, UpstreamErrorInfo } from '../ir/types.ts';
 import { attemptFailure } from '../providers/attempt-failure.ts';
 import { lookupModel } from '../providers/catalog/index.ts';
 import { type Deadlines, sendUpstream } from '../providers/http.ts';
 import { chatAdapterFor, embeddingAdapterFor } from '../providers/registry.ts';
 import type { Target } from '../providers/types.ts';
-import type { CallSignal } from '../util/call-abort.ts';
 
 export interface EmbeddingBody {
   model: string;

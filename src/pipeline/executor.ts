@@ -1,6 +1,8 @@
 // Runs an attempt plan against real upstreams: a direct call is a one-attempt plan, a routing
 // config's decision runs through the routing loop. Every attempt is priced and leaves a health
 // sample, which the health hook applies once the answer is out.
+
+import type { CallSignal } from '../ir/call-signal.ts';
 import type { AttemptOutcome } from '../ir/outcome.ts';
 import type { Usage } from '../ir/types.ts';
 import type { ResolvedCredential } from '../live/credentials.ts';
@@ -10,7 +12,6 @@ import { executePlan } from '../routing/execute.ts';
 import { type AttemptRecord, attemptRecord, type ExecutionResult, type Executor } from '../routing/execute-types.ts';
 import { type DecisionTrace, decisionTrace, directTrace } from '../routing/trace.ts';
 import type { CandidateRef, PlannedAttempt } from '../routing/types.ts';
-import type { CallSignal } from '../util/call-abort.ts';
 import type { ChatCall, RoutedTarget } from './call.ts';
 import { attemptChat } from './chat-attempt.ts';
 import { acrossCredentials } from './credential-pool.ts';

@@ -1,9 +1,9 @@
 // Judge calls for ensemble (pick the best answer) and cascade (score one answer). A judge is an
 // ordinary non-streamed chat attempt with a short prompt; its failure never fails the caller's call.
 import { alphaCodec } from '../families/alpha/codec.ts';
+import type { CallSignal } from '../ir/call-signal.ts';
 import type { ChatRequest } from '../ir/types.ts';
 import { parsePick, parseScore } from '../routing/acceptance.ts';
-import type { CallSignal } from '../util/call-abort.ts';
 import type { ChatCall, RoutedTarget } from './call.ts';
 import { attemptChat } from './chat-attempt.ts';
 

@@ -5,6 +5,7 @@
 // why, never a silent translation.
 import { fromUpstream, GatewayError } from '../errors/gateway-error.ts';
 import { alphaCodec } from '../families/alpha/codec.ts';
+import type { CallSignal } from '../ir/call-signal.ts';
 import type { FailedOutcome } from '../ir/outcome.ts';
 import type { UpstreamErrorInfo } from '../ir/types.ts';
 import { attemptFailure } from '../providers/attempt-failure.ts';
@@ -15,7 +16,6 @@ import type { VendorId } from '../providers/types.ts';
 import { runSequential } from '../routing/execute.ts';
 import { decisionTrace } from '../routing/trace.ts';
 import type { RequestFacts } from '../routing/types.ts';
-import type { CallSignal } from '../util/call-abort.ts';
 import type { RoutedTarget } from './call.ts';
 import { acrossCredentials } from './credential-pool.ts';
 import type { PipelineDeps } from './deps.ts';

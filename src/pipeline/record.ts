@@ -1,7 +1,8 @@
 // What the afterResponse hooks see of a finished call: one record per call, whatever its kind.
+
+import type { CallSignal } from '../ir/call-signal.ts';
 import type { ChatResponse, UpstreamErrorInfo, Usage } from '../ir/types.ts';
 import type { CandidateRef } from '../routing/types.ts';
-import type { CallSignal } from '../util/call-abort.ts';
 import { isEmptyObject } from '../util/json.ts';
 import type { RoutedTarget } from './call.ts';
 import type { CallRecord, FeatureNotes, HealthSample, ProxyCall } from './types.ts';

@@ -5,13 +5,13 @@
 // paths.
 import { abortedByShutdown, fromUpstream } from '../errors/gateway-error.ts';
 import type { PassthroughStream, StreamEncoder } from '../families/shared/codec.ts';
+import type { CallSignal } from '../ir/call-signal.ts';
 import type { StreamRelay, StreamSink, StreamSummary } from '../ir/outcome.ts';
 import { ResponseAssembler } from '../ir/stream-assembler.ts';
 import type { StreamEvent, UpstreamErrorInfo } from '../ir/types.ts';
 import { recordSplitter, transportError } from '../providers/http.ts';
 import { eventStreamException } from '../providers/registry.ts';
 import type { ChatAdapter, StreamDecoder, Target, UpstreamEvent } from '../providers/types.ts';
-import type { CallSignal } from '../util/call-abort.ts';
 import { isRecord } from '../util/json.ts';
 import type { ChatCall } from './call.ts';
 import type { StreamGuard, StreamGuardStep } from './guard.ts';

@@ -5,6 +5,7 @@ import type { GatewayError } from '../errors/gateway-error.ts';
 import type { FamilyCodec } from '../families/shared/codec.ts';
 import type { SvcExtensions } from '../families/shared/svc.ts';
 import type { SvcHeaders } from '../families/shared/svc-headers.ts';
+import type { CallSignal } from '../ir/call-signal.ts';
 import type { StreamRelay, StreamSummary } from '../ir/outcome.ts';
 import type { ChatResponse, Usage } from '../ir/types.ts';
 import type { ResolvedCredential } from '../live/credentials.ts';
@@ -15,7 +16,6 @@ import type { VendorId } from '../providers/types.ts';
 import type { HealthTracker } from '../routing/health.ts';
 import type { AliasUse, ConfigRef, DryRunEnvelope } from '../routing/trace.ts';
 import type { ActiveConfig, CandidateRef, Decision } from '../routing/types.ts';
-import type { CallSignal } from '../util/call-abort.ts';
 import type { ChatCall, RoutedTarget } from './call.ts';
 
 /** The in-memory state a proxy call reads; never the database. */

@@ -7,8 +7,8 @@
 // refusals included, and only a call that got no answer throws (UpstreamTransportError).
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
+import type { CallSignal } from '../ir/call-signal.ts';
 import type { UpstreamErrorInfo, Usage } from '../ir/types.ts';
-import type { CallSignal } from '../util/call-abort.ts';
 import type { Credential, HttpMethod } from './types.ts';
 
 /** A body not yet read: `text()` or `json()` it, iterate or pipe it, or `dump()` it. */

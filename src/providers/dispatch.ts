@@ -5,7 +5,7 @@
 // (the connection is paused while more than HIGH_WATER bytes wait for the consumer).
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
-import type { CallSignal } from '../util/call-abort.ts';
+import type { CallSignal } from '../ir/call-signal.ts';
 
 const HIGH_WATER = 64 * 1024;
 

@@ -7,8 +7,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import type { CallSignal } from '../ir/call-signal.ts';
 import type { UpstreamErrorInfo } from '../ir/types.ts';
-import type { CallSignal } from '../util/call-abort.ts';
 import type { HttpHeaders } from '../util/http-headers.ts';
 import { Utf8Stream } from '../util/utf8-stream.ts';
 import { EventStreamDecoder } from './bedrock/eventstream.ts';

@@ -4,14 +4,7 @@
 // call by 14% (BENCHMARKS.md, session 19), the rest of it garbage-collector work. Most calls are never
 // aborted, and none hands its signal to an API that needs a real one (fetch, AbortSignal.any: the
 // type checker would refuse a CallSignal there), so the proxy path carries this cell instead.
-
-/** What the proxy path reads of an abort signal: a real AbortSignal fits it, and so does CallAbort. */
-export interface CallSignal {
-  readonly aborted: boolean;
-  readonly reason: unknown;
-  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
-  removeEventListener(type: 'abort', listener: () => void): void;
-}
+import type { CallSignal } from '../ir/call-signal.ts';
 
 /** A one-shot abort cell: listeners run once, in the order they were added, when abort() is called. */
 export class CallAbort implements CallSignal {

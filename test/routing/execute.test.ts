@@ -2,12 +2,12 @@
 // cancellation, cascade acceptance checks.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { CallSignal } from '../../src/ir/call-signal.ts';
 import type { AttemptOutcome } from '../../src/ir/outcome.ts';
 import { executePlan } from '../../src/routing/execute.ts';
 import type { Executor } from '../../src/routing/execute-types.ts';
 import { compileStrategy } from '../../src/routing/normalize.ts';
 import type { PlannedAttempt } from '../../src/routing/types.ts';
-import type { CallSignal } from '../../src/util/call-abort.ts';
 import { ctx, failOutcome, hang, okOutcome } from './helpers.ts';
 
 function executor(

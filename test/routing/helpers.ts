@@ -1,11 +1,11 @@
 // Builders shared by the routing unit tests: request facts, plan contexts and scripted attempts.
 
+import type { CallSignal } from '../../src/ir/call-signal.ts';
 import type { AttemptOutcome } from '../../src/ir/outcome.ts';
 import type { ChatRequest } from '../../src/ir/types.ts';
 import { lookupModel } from '../../src/providers/catalog/index.ts';
 import { HealthTracker } from '../../src/routing/health.ts';
 import type { PlanContext, RequestFacts } from '../../src/routing/types.ts';
-import type { CallSignal } from '../../src/util/call-abort.ts';
 
 export function ir(text = 'hello', extra: Partial<ChatRequest> = {}): ChatRequest {
   return {
