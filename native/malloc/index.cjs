@@ -11,21 +11,18 @@ const ARENA_MAX = 2;
 // at 128 KB they are mapped and unmapped on their own.
 const MMAP_THRESHOLD = 128 * 1024;
 
-let tuned = false;
-
 /**
  * Applies the settings; false off glibc (the binding's calls are no-ops there). Best called before
- * other threads allocate, since a thread keeps the arena it first allocated from. glibc's own
- * variables (MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_), when set, win: glibc applied them at start.
+ * other threads allocate, since a thread keeps the arena it first allocated from; calling it again
+ * sets the same values. glibc's own variables (MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_), when set,
+ * win: glibc applied them at start.
  */
 function tuneForGateway(env = process.env) {
-  tuned = binding.tune(env.MALLOC_ARENA_MAX ? 0 : ARENA_MAX, env.MALLOC_MMAP_THRESHOLD_ ? 0 : MMAP_THRESHOLD);
-  return tuned;
+  return binding.tune(env.MALLOC_ARENA_MAX ? 0 : ARENA_MAX, env.MALLOC_MMAP_THRESHOLD_ ? 0 : MMAP_THRESHOLD);
 }
 
 module.exports = {
   tuneForGateway,
-  isTuned: () => tuned,
   /** Gives the arenas' free memory back to the kernel (malloc_trim(0): it walks every arena). */
   trim: () => binding.trim(),
 };

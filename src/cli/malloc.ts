@@ -9,7 +9,6 @@ import { createRequire } from 'node:module';
 
 interface MallocAddon {
   tuneForGateway(): boolean;
-  isTuned(): boolean;
   trim(): boolean;
 }
 
@@ -17,9 +16,8 @@ function load(): MallocAddon | null {
   try {
     const addon: unknown = createRequire(import.meta.url)('switchyard-malloc');
     if (typeof addon !== 'object' || addon === null) return null;
-    const { tuneForGateway, isTuned, trim } = addon as Record<string, unknown>;
-    if (typeof tuneForGateway !== 'function' || typeof isTuned !== 'function' || typeof trim !== 'function')
-      return null;
+    const { tuneForGateway, trim } = addon as Record<string, unknown>;
+    if (typeof tuneForGateway !== 'function' || typeof trim !== 'function') return null;
     return addon as MallocAddon;
   } catch {
     return null;
@@ -33,10 +31,9 @@ export interface MallocTuning {
   release(): void;
 }
 
-/** The addon's settings, applied now unless bin/switchyard.js applied them already. */
+/** The addon's settings (bin/switchyard.js applied them already when it found the addon; again is harmless). */
 export function tuneMalloc(): MallocTuning {
   const addon = load();
-  const applied = addon !== null && (addon.isTuned() || addon.tuneForGateway());
-  if (!applied || addon === null) return { native: false, release: () => {} };
+  if (addon === null || !addon.tuneForGateway()) return { native: false, release: () => {} };
   return { native: true, release: () => void addon.trim() };
 }
