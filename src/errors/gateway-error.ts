@@ -1,7 +1,6 @@
 // The one error type every layer throws for a failure the caller should see. Its status and both
 // families' `type` come from the registry (codes.ts); the HTTP layer and the family codecs only
 // choose the body shape.
-
 import type { CallSignal } from '../ir/call-signal.ts';
 import type { UpstreamErrorInfo } from '../ir/types.ts';
 import { type ErrorCode, errorSpec, renderMessage } from './codes.ts';

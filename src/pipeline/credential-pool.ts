@@ -4,7 +4,6 @@
 // limited (429) or whose endpoint fails (5xx, connection) loses the call to the next credential at
 // once, and three such failures in a row cool it down (30 s, doubling up to 5 min), so a bad key
 // added beside a good one costs callers nothing.
-
 import type { CallSignal } from '../ir/call-signal.ts';
 import type { UpstreamErrorInfo } from '../ir/types.ts';
 import type { ResolvedCredential } from '../live/credentials.ts';

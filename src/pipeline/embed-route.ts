@@ -1,7 +1,6 @@
 // `@slug` embeddings: the config's strategy orders the candidates (screened as embedding models that
 // can produce the pinned length), then they are tried in order with the config's retry rule (the
 // routing loop's sequential mode). The pinned length is sent upstream and checked on every vector.
-
 import type { CallSignal } from '../ir/call-signal.ts';
 import type { EmbeddingRequest } from '../ir/types.ts';
 import type { Deadlines } from '../providers/http.ts';

@@ -1,7 +1,6 @@
 // Runs an attempt plan against real upstreams: a direct call is a one-attempt plan, a routing
 // config's decision runs through the routing loop. Every attempt is priced and leaves a health
 // sample, which the health hook applies once the answer is out.
-
 import type { CallSignal } from '../ir/call-signal.ts';
 import type { AttemptOutcome } from '../ir/outcome.ts';
 import type { Usage } from '../ir/types.ts';

@@ -1,5 +1,4 @@
 // What the afterResponse hooks see of a finished call: one record per call, whatever its kind.
-
 import type { CallSignal } from '../ir/call-signal.ts';
 import type { ChatResponse, UpstreamErrorInfo, Usage } from '../ir/types.ts';
 import type { CandidateRef } from '../routing/types.ts';

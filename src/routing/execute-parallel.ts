@@ -1,6 +1,5 @@
 // Ensemble execution: every attempt at once. `parallel_fastest` returns the first success and cancels
 // the others; `parallel_judge` waits for all and lets the judge pick among the successes.
-
 import type { CallSignal } from '../ir/call-signal.ts';
 import type { AttemptOutcome } from '../ir/outcome.ts';
 import type { Attempter, ExecutionResult, Executor } from './execute-types.ts';

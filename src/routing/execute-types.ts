@@ -1,6 +1,5 @@
 // What the execution loop needs from the proxy (one attempt, its cost, judges, a health feed) and what
 // it reports back: the outcome to send plus one record per attempt for the decision trace.
-
 import type { CallSignal } from '../ir/call-signal.ts';
 import type { AttemptOutcome, FailedOutcome } from '../ir/outcome.ts';
 import type { Usage } from '../ir/types.ts';

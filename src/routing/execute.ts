@@ -3,7 +3,6 @@
 // on after a failure (streams only until their first byte, which has not been sent yet). The
 // sequential loop is generic over what an attempt returns: chat, embeddings and pass-through calls
 // all fall back through it; the ensemble and cascade modes need chat answers.
-
 import type { CallSignal } from '../ir/call-signal.ts';
 import type { AttemptOutcome, FailedOutcome, JsonOutcome } from '../ir/outcome.ts';
 import { localRejection, shouldRetry } from './acceptance.ts';

@@ -1,7 +1,6 @@
 // One timed attempt: the client's signal plus the attempt's own deadline. The deadline covers the time
 // until the answer starts (headers of a stream, the whole body of a JSON answer) so that a healthy
 // stream is never cut by its attempt timeout.
-
 import type { CallSignal } from '../ir/call-signal.ts';
 import type { FailedOutcome } from '../ir/outcome.ts';
 import { CallAbort } from '../util/call-abort.ts';

@@ -1,5 +1,4 @@
 // Builders shared by the routing unit tests: request facts, plan contexts and scripted attempts.
-
 import type { CallSignal } from '../../src/ir/call-signal.ts';
 import type { AttemptOutcome } from '../../src/ir/outcome.ts';
 import type { ChatRequest } from '../../src/ir/types.ts';
